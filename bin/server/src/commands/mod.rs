@@ -1,0 +1,5 @@
+//! The subcommands of `parley`.
+
+pub mod create_user;
+pub mod migrate;
+pub mod serve;

@@ -1,0 +1,238 @@
+//! Configuration: every setting is a command-line flag, a `PARLEY_<NAME>` environment variable
+//! and a key of the optional TOML file given with `--config`. A flag beats the environment, which
+//! beats the file, which beats the defaults.
+
+use anyhow::{bail, Context as _};
+use clap::Args;
+use parley_actions::RealmAddress;
+use parley_storage::DatabaseUrl;
+use serde::Deserialize;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The settings as given; each may be missing. The same struct reads flags, environment and the
+/// TOML file, so a setting is declared once.
+#[derive(Debug, Clone, Default, Args, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// TOML file with any of these settings (keys as the flags, with underscores).
+    #[arg(long, global = true, env = "PARLEY_CONFIG", value_name = "FILE")]
+    #[serde(skip)]
+    pub config: Option<PathBuf>,
+
+    /// Address and port to listen on [default: 127.0.0.1:9991].
+    #[arg(long, global = true, env = "PARLEY_BIND", value_name = "ADDR")]
+    pub bind: Option<String>,
+
+    /// Directory for the SQLite database, owner.zuliprc and other state [default: ./data].
+    #[arg(long, global = true, env = "PARLEY_DATA_DIR", value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+
+    /// sqlite://PATH or postgres://USER@HOST/DB; also read from DATABASE_URL
+    /// [default: sqlite://<data-dir>/parley.db].
+    #[arg(long, global = true, env = "PARLEY_DATABASE_URL", value_name = "URL")]
+    pub database_url: Option<String>,
+
+    /// The URL clients use to reach the server (realm_url) [default: http://<bind>].
+    #[arg(long, global = true, env = "PARLEY_EXTERNAL_URL", value_name = "URL")]
+    pub external_url: Option<String>,
+
+    /// Name of the organization, used when it is first created [default: Parley].
+    #[arg(long, global = true, env = "PARLEY_REALM_NAME", value_name = "NAME")]
+    pub realm_name: Option<String>,
+
+    /// Email of the owner account created on first start [default: owner@parley.local].
+    #[arg(long, global = true, env = "PARLEY_OWNER_EMAIL", value_name = "EMAIL")]
+    pub owner_email: Option<String>,
+
+    /// Seconds a blocking GET /events waits before answering with a heartbeat [default: 60].
+    #[arg(
+        long,
+        global = true,
+        env = "PARLEY_HEARTBEAT_SECONDS",
+        value_name = "SECONDS"
+    )]
+    pub heartbeat_seconds: Option<u64>,
+
+    /// Seconds an unpolled event queue lives before it is collected [default: 600].
+    #[arg(
+        long,
+        global = true,
+        env = "PARLEY_QUEUE_TIMEOUT_SECONDS",
+        value_name = "SECONDS"
+    )]
+    pub queue_timeout_seconds: Option<u64>,
+}
+
+impl Settings {
+    /// Fills every setting missing here from `fallback`.
+    fn or(self, fallback: Settings) -> Settings {
+        Settings {
+            config: self.config.or(fallback.config),
+            bind: self.bind.or(fallback.bind),
+            data_dir: self.data_dir.or(fallback.data_dir),
+            database_url: self.database_url.or(fallback.database_url),
+            external_url: self.external_url.or(fallback.external_url),
+            realm_name: self.realm_name.or(fallback.realm_name),
+            owner_email: self.owner_email.or(fallback.owner_email),
+            heartbeat_seconds: self.heartbeat_seconds.or(fallback.heartbeat_seconds),
+            queue_timeout_seconds: self
+                .queue_timeout_seconds
+                .or(fallback.queue_timeout_seconds),
+        }
+    }
+}
+
+/// The resolved configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Listen address.
+    pub bind: SocketAddr,
+    /// State directory.
+    pub data_dir: PathBuf,
+    /// Database.
+    pub database_url: DatabaseUrl,
+    /// The organization's public address.
+    pub realm: RealmAddress,
+    /// Organization name on creation.
+    pub realm_name: String,
+    /// Owner address on creation.
+    pub owner_email: String,
+    /// Heartbeat interval of event queues.
+    pub heartbeat: Duration,
+    /// Idle lifetime of event queues.
+    pub queue_timeout: Duration,
+}
+
+/// Reads the TOML file's settings.
+fn read_file(path: &Path) -> anyhow::Result<Settings> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read config file {}", path.display()))?;
+    toml::from_str(&text).with_context(|| format!("invalid config file {}", path.display()))
+}
+
+impl Config {
+    /// Resolves flags and environment (`given`), the generic `DATABASE_URL` (`database_url_env`),
+    /// the TOML file and the defaults into one configuration, or says which setting is wrong.
+    pub fn resolve(given: Settings, database_url_env: Option<String>) -> anyhow::Result<Config> {
+        let mut given = given;
+        if given.database_url.is_none() {
+            given.database_url = database_url_env.filter(|s| !s.trim().is_empty());
+        }
+        let settings = match &given.config {
+            Some(path) => given.clone().or(read_file(path)?),
+            None => given,
+        };
+        let bind_text = settings.bind.unwrap_or_else(|| "127.0.0.1:9991".to_owned());
+        let bind: SocketAddr = bind_text.parse().with_context(|| {
+            format!("--bind '{bind_text}' is not an address like 127.0.0.1:9991")
+        })?;
+        let data_dir = settings.data_dir.unwrap_or_else(|| PathBuf::from("data"));
+        let database_url = match settings.database_url {
+            Some(url) => DatabaseUrl::parse(&url).context("--database-url")?,
+            None => DatabaseUrl::Sqlite(data_dir.join("parley.db")),
+        };
+        let external = settings
+            .external_url
+            .unwrap_or_else(|| format!("http://{bind}"));
+        let realm = RealmAddress::parse(&external)
+            .map_err(anyhow::Error::msg)
+            .context("--external-url")?;
+        let heartbeat = settings.heartbeat_seconds.unwrap_or(60);
+        let queue_timeout = settings.queue_timeout_seconds.unwrap_or(600);
+        if heartbeat == 0 {
+            bail!("--heartbeat-seconds must be at least 1");
+        }
+        if queue_timeout == 0 {
+            bail!("--queue-timeout-seconds must be at least 1");
+        }
+        Ok(Config {
+            bind,
+            data_dir,
+            database_url,
+            realm,
+            realm_name: settings.realm_name.unwrap_or_else(|| "Parley".to_owned()),
+            owner_email: settings
+                .owner_email
+                .unwrap_or_else(|| "owner@parley.local".to_owned()),
+            heartbeat: Duration::from_secs(heartbeat),
+            queue_timeout: Duration::from_secs(queue_timeout),
+        })
+    }
+
+    /// Where the owner's zuliprc is written.
+    pub fn owner_zuliprc(&self) -> PathBuf {
+        self.data_dir.join("owner.zuliprc")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults() {
+        let config = Config::resolve(Settings::default(), None).unwrap();
+        assert_eq!(config.bind.to_string(), "127.0.0.1:9991");
+        assert_eq!(
+            config.database_url,
+            DatabaseUrl::Sqlite("data/parley.db".into())
+        );
+        assert_eq!(config.realm.url, "http://127.0.0.1:9991");
+        assert_eq!(config.heartbeat, Duration::from_secs(60));
+        assert_eq!(config.queue_timeout, Duration::from_secs(600));
+        assert_eq!(config.owner_zuliprc(), PathBuf::from("data/owner.zuliprc"));
+    }
+
+    #[test]
+    fn flags_beat_database_url_env_beats_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("parley.toml");
+        std::fs::write(
+            &file,
+            "bind = \"0.0.0.0:8080\"\nrealm_name = \"From file\"\ndatabase_url = \"sqlite://file.db\"\n",
+        )
+        .unwrap();
+        let given = Settings {
+            config: Some(file),
+            realm_name: Some("From flag".into()),
+            ..Settings::default()
+        };
+        let config = Config::resolve(given.clone(), None).unwrap();
+        assert_eq!(config.bind.to_string(), "0.0.0.0:8080");
+        assert_eq!(config.realm_name, "From flag");
+        assert_eq!(config.database_url, DatabaseUrl::Sqlite("file.db".into()));
+        let config = Config::resolve(given, Some("postgres://root@localhost/x".into())).unwrap();
+        assert_eq!(
+            config.database_url,
+            DatabaseUrl::Postgres("postgres://root@localhost/x".into())
+        );
+    }
+
+    #[test]
+    fn wrong_settings_are_named() {
+        let bad_bind = Settings {
+            bind: Some("nowhere".into()),
+            ..Settings::default()
+        };
+        assert!(format!("{:#}", Config::resolve(bad_bind, None).unwrap_err()).contains("--bind"));
+        let bad_url = Settings {
+            database_url: Some("mysql://x".into()),
+            ..Settings::default()
+        };
+        let err = format!("{:#}", Config::resolve(bad_url, None).unwrap_err());
+        assert!(
+            err.contains("--database-url") && err.contains("mysql"),
+            "{err}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("typo.toml");
+        std::fs::write(&file, "bnd = \"x\"\n").unwrap();
+        let typo = Settings {
+            config: Some(file),
+            ..Settings::default()
+        };
+        assert!(Config::resolve(typo, None).is_err());
+    }
+}

@@ -1,0 +1,8 @@
+//! The `parley` binary's library half: configuration, start-up wiring and the subcommands, kept
+//! here so that the end-to-end tests start the server exactly as the binary does.
+
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod startup;
+pub mod zuliprc;

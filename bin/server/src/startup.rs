@@ -1,0 +1,52 @@
+//! Wiring shared by the server and its tests: open the database (running migrations), make sure
+//! the organization exists, and build the actions context.
+
+use crate::config::Config;
+use crate::zuliprc;
+use anyhow::Context as _;
+use parley_actions::bootstrap::{do_ensure_realm, Bootstrap, RealmInit};
+use parley_actions::{Context, RealmAddress};
+use parley_storage::{DatabaseUrl, Db, PoolOptions};
+
+/// Opens the database on a blocking thread (connecting and migrating block) and returns the
+/// actions context.
+pub async fn connect(
+    url: DatabaseUrl,
+    realm: RealmAddress,
+    pool: PoolOptions,
+) -> anyhow::Result<Context> {
+    let described = format!("{} database {}", url.backend_name(), url.redacted());
+    let db = tokio::task::spawn_blocking(move || Db::open(url, pool))
+        .await
+        .context("database start-up task failed")?
+        .with_context(|| format!("cannot open the {described}"))?;
+    Ok(Context::new(db, realm))
+}
+
+/// Opens the configured database and creates the organization and its owner on first start,
+/// writing the owner's zuliprc. Returns the context and what happened.
+pub async fn start(config: &Config) -> anyhow::Result<(Context, Bootstrap)> {
+    let ctx = connect(
+        config.database_url.clone(),
+        config.realm.clone(),
+        PoolOptions::default(),
+    )
+    .await?;
+    let init = RealmInit {
+        name: config.realm_name.clone(),
+        owner_email: config.owner_email.clone(),
+    };
+    let bootstrap = do_ensure_realm(&ctx, init)
+        .await
+        .context("cannot create the organization")?;
+    if let Some(owner) = &bootstrap.created_owner {
+        let path = config.owner_zuliprc();
+        let text = zuliprc::render(
+            &owner.user.api_email(&ctx.realm.host),
+            &owner.api_key,
+            &ctx.realm.url,
+        );
+        zuliprc::write(&path, &text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok((ctx, bootstrap))
+}

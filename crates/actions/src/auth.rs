@@ -1,0 +1,111 @@
+//! Authentication: who is calling, by API key (every endpoint) or by password (`fetch_api_key`).
+
+use crate::context::Context;
+use crate::error::{ActionError, ActionResult};
+use crate::secrets;
+use parley_domain::email::parse_placeholder_email;
+use parley_domain::user::User;
+use parley_domain::{ErrorCode, RequestError};
+use parley_storage::{realms, users, DbConn, StorageError};
+
+/// Finds a user by either of their addresses: the delivery address, or the placeholder API
+/// address when their real one is hidden.
+fn user_by_login_email(
+    conn: &mut DbConn,
+    email: &str,
+    realm_host: &str,
+) -> Result<Option<User>, StorageError> {
+    let email = email.trim().to_lowercase();
+    if let Some(user) = users::by_delivery_email(conn, &email)? {
+        return Ok(Some(user));
+    }
+    let Some(id) = parse_placeholder_email(&email, realm_host) else {
+        return Ok(None);
+    };
+    Ok(users::by_id(conn, id)?.filter(|user| user.api_email(realm_host) == email))
+}
+
+fn check_realm_active(conn: &mut DbConn) -> ActionResult<()> {
+    match realms::get(conn)? {
+        Some(realm) if !realm.deactivated => Ok(()),
+        _ => Err(RequestError::new(
+            ErrorCode::RealmDeactivated,
+            "This organization is deactivated",
+        )
+        .into()),
+    }
+}
+
+fn user_deactivated() -> ActionError {
+    RequestError::new(ErrorCode::UserDeactivated, "Account is deactivated").into()
+}
+
+/// The caller of an API request, from HTTP Basic's email and API key. A wrong key and an unknown
+/// address fail the same way, so that the answer does not reveal which addresses exist.
+pub async fn access_user_by_api_key(
+    ctx: &Context,
+    email: String,
+    api_key: String,
+) -> ActionResult<User> {
+    let host = ctx.realm.host.clone();
+    ctx.db
+        .run(move |conn| {
+            check_realm_active(conn)?;
+            let invalid = || RequestError::new(ErrorCode::InvalidApiKey, "Invalid API key");
+            let user = user_by_login_email(conn, &email, &host)?.ok_or_else(invalid)?;
+            let credentials = users::credentials(conn, user.id)?.ok_or_else(invalid)?;
+            if !secrets::api_keys_match(&api_key, &credentials.api_key) {
+                return Err(invalid().into());
+            }
+            if !user.is_active {
+                return Err(user_deactivated());
+            }
+            Ok(user)
+        })
+        .await
+}
+
+/// What `POST /fetch_api_key` returns.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ApiKeyGrant {
+    /// The API key.
+    pub api_key: String,
+    /// The API address to use with it.
+    pub email: String,
+    /// The account's ID.
+    pub user_id: parley_domain::UserId,
+}
+
+/// `POST /fetch_api_key`: trades a login address and password for the account's API key.
+pub async fn do_fetch_api_key(
+    ctx: &Context,
+    username: String,
+    password: String,
+) -> ActionResult<ApiKeyGrant> {
+    let host = ctx.realm.host.clone();
+    ctx.db
+        .run(move |conn| {
+            check_realm_active(conn)?;
+            let failed = || {
+                RequestError::new(
+                    ErrorCode::AuthenticationFailed,
+                    "Your username or password is incorrect",
+                )
+            };
+            let user = user_by_login_email(conn, &username, &host)?.ok_or_else(failed)?;
+            let credentials = users::credentials(conn, user.id)?.ok_or_else(failed)?;
+            let hash = credentials.password_hash.as_deref().ok_or_else(failed)?;
+            if !secrets::verify_password(&password, hash) {
+                return Err(failed().into());
+            }
+            if !user.is_active {
+                return Err(user_deactivated());
+            }
+            Ok(ApiKeyGrant {
+                api_key: credentials.api_key,
+                email: user.api_email(&host),
+                user_id: user.id,
+            })
+        })
+        .await
+}

@@ -1,0 +1,63 @@
+//! What every action needs: the database and where the organization lives.
+
+use parley_storage::Db;
+
+/// The organization's address, from the server's configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RealmAddress {
+    /// `realm_url`: the canonical URL clients use, without a trailing slash.
+    pub url: String,
+    /// The host part of the URL, used in placeholder email addresses.
+    pub host: String,
+}
+
+impl RealmAddress {
+    /// Parses the external URL; fails when it is not an absolute http(s) URL with a host.
+    pub fn parse(external_url: &str) -> Result<RealmAddress, String> {
+        let parsed = url::Url::parse(external_url.trim())
+            .map_err(|e| format!("invalid external URL '{external_url}': {e}"))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(format!(
+                "external URL '{external_url}' must start with http:// or https://"
+            ));
+        }
+        let host = parsed
+            .host_str()
+            .ok_or_else(|| format!("external URL '{external_url}' has no host"))?
+            .to_owned();
+        Ok(RealmAddress {
+            url: parsed.as_str().trim_end_matches('/').to_owned(),
+            host,
+        })
+    }
+}
+
+/// Shared state of the actions; cheap to clone.
+#[derive(Clone)]
+pub struct Context {
+    /// The database.
+    pub db: Db,
+    /// Where the organization is reached.
+    pub realm: RealmAddress,
+}
+
+impl Context {
+    /// A context over this database and address.
+    pub fn new(db: Db, realm: RealmAddress) -> Self {
+        Context { db, realm }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_external_urls() {
+        let a = RealmAddress::parse("http://127.0.0.1:9991/").unwrap();
+        assert_eq!(a.url, "http://127.0.0.1:9991");
+        assert_eq!(a.host, "127.0.0.1");
+        assert!(RealmAddress::parse("ftp://x").is_err());
+        assert!(RealmAddress::parse("nonsense").is_err());
+    }
+}

@@ -1,0 +1,18 @@
+//! Parley's use cases: everything the API (or any other embedder) does goes through here.
+//!
+//! Naming follows the reference server: `access_*` functions fetch something and check that the
+//! caller may see it (failing the same way as for something that does not exist), and `do_*`
+//! functions change state in one transaction. Handlers call exactly one function of this crate.
+
+pub mod auth;
+pub mod bootstrap;
+pub mod context;
+pub mod error;
+pub mod profile_fields;
+pub mod secrets;
+pub mod server_settings;
+pub mod time;
+pub mod users;
+
+pub use context::{Context, RealmAddress};
+pub use error::ActionError;

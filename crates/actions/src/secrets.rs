@@ -1,0 +1,77 @@
+//! API keys and passwords: generated from the OS's random source, keys compared in constant time,
+//! passwords hashed with Argon2id.
+
+use argon2::password_hash::rand_core::OsRng;
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::Argon2;
+use rand::distributions::{Alphanumeric, DistString};
+use subtle::ConstantTimeEq;
+
+/// Length of generated API keys.
+pub const API_KEY_LENGTH: usize = 32;
+
+/// The shortest password accepted.
+pub const MIN_PASSWORD_LENGTH: usize = 6;
+
+/// A new random API key of [`API_KEY_LENGTH`] alphanumeric characters.
+pub fn generate_api_key() -> String {
+    Alphanumeric.sample_string(&mut rand::rngs::OsRng, API_KEY_LENGTH)
+}
+
+/// A new random password for generated accounts.
+pub fn generate_password() -> String {
+    Alphanumeric.sample_string(&mut rand::rngs::OsRng, 20)
+}
+
+/// Whether two API keys are equal, in time independent of where they differ.
+pub fn api_keys_match(given: &str, stored: &str) -> bool {
+    given.len() == stored.len() && bool::from(given.as_bytes().ct_eq(stored.as_bytes()))
+}
+
+/// Hashes a password into a PHC string (Argon2id with a random salt).
+pub fn hash_password(password: &str) -> Result<String, String> {
+    let salt = SaltString::generate(&mut OsRng);
+    Argon2::default()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|hash| hash.to_string())
+        .map_err(|e| e.to_string())
+}
+
+/// Whether `password` matches a stored PHC string; a malformed hash never matches.
+pub fn verify_password(password: &str, phc: &str) -> bool {
+    PasswordHash::new(phc)
+        .map(|hash| {
+            Argon2::default()
+                .verify_password(password.as_bytes(), &hash)
+                .is_ok()
+        })
+        .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn api_keys_are_long_random_and_compared_exactly() {
+        let a = generate_api_key();
+        let b = generate_api_key();
+        assert_eq!(a.len(), API_KEY_LENGTH);
+        assert!(a.chars().all(|c| c.is_ascii_alphanumeric()));
+        assert_ne!(a, b);
+        assert!(api_keys_match(&a, &a.clone()));
+        assert!(!api_keys_match(&a, &b));
+        assert!(!api_keys_match(&a, &a[..31]));
+    }
+
+    #[test]
+    fn passwords_hash_and_verify() {
+        let hash = hash_password("correct horse").unwrap();
+        assert!(hash.starts_with("$argon2id$"));
+        assert!(!hash.contains("correct horse"));
+        assert!(verify_password("correct horse", &hash));
+        assert!(!verify_password("wrong horse", &hash));
+        assert!(!verify_password("correct horse", "not a hash"));
+        assert_ne!(hash, hash_password("correct horse").unwrap(), "salted");
+    }
+}

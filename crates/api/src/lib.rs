@@ -1,0 +1,45 @@
+//! Parley's HTTP layer, kept thin: routes, the typed parameter layer, authentication, and the
+//! mapping of results to the JSON envelope. Business rules live in `parley-actions`.
+
+pub mod auth;
+pub mod envelope;
+pub mod error;
+pub mod fallback;
+pub mod logging;
+pub mod params;
+pub mod routes;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::middleware::from_fn;
+use actix_web::{web, App};
+use parley_actions::Context;
+
+/// The whole application: the API under `/api/v1`, the static logo, and JSON 404s everywhere
+/// else. The server binary and the tests both serve exactly this.
+pub fn app(
+    ctx: Context,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    App::new()
+        .app_data(web::Data::new(ctx))
+        .app_data(web::PayloadConfig::new(params::MAX_BODY_BYTES))
+        .wrap(from_fn(logging::log_request))
+        .service(
+            web::scope("/api/v1")
+                .configure(routes::configure)
+                .default_service(web::to(fallback::not_found)),
+        )
+        .route(
+            "/static/images/logo/parley-icon.svg",
+            web::get().to(routes::server::icon),
+        )
+        .default_service(web::to(fallback::not_found))
+}

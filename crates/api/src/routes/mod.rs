@@ -1,0 +1,34 @@
+//! The route table: every endpoint under `/api/v1`, each with the methods it serves. Handlers
+//! parse their parameters, call one action and wrap the result.
+
+pub mod profile_fields;
+pub mod server;
+pub mod users;
+
+use actix_web::web;
+
+/// Registers a resource with its method handlers; any other method gets a 405 envelope listing
+/// the ones served.
+macro_rules! endpoint {
+    ($cfg:expr, $path:literal, $($method:ident => $handler:path),+ $(,)?) => {
+        $cfg.service(
+            web::resource($path)
+                $(.route(web::$method().to($handler)))+
+                .default_service(web::to(|| async {
+                    $crate::fallback::method_not_allowed(&[$(stringify!($method)),+])
+                })),
+        );
+    };
+}
+
+/// Registers every `/api/v1` endpoint. Fixed paths come before the parameterised ones they
+/// would otherwise match (`/users/me` before `/users/{user}`).
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    endpoint!(cfg, "/server_settings", get => server::server_settings);
+    endpoint!(cfg, "/fetch_api_key", post => server::fetch_api_key);
+    endpoint!(cfg, "/users", get => users::list, post => users::create);
+    endpoint!(cfg, "/users/me", get => users::me);
+    endpoint!(cfg, "/users/me/profile_data", patch => profile_fields::update_own);
+    endpoint!(cfg, "/users/{user}", get => users::get_one);
+    endpoint!(cfg, "/realm/profile_fields", get => profile_fields::list, post => profile_fields::create);
+}

@@ -1,0 +1,100 @@
+//! Users: listing, looking up and creating.
+
+use crate::auth::Auth;
+use crate::envelope::Success;
+use crate::error::ApiResult;
+use crate::params;
+use crate::params::{path_param, Json, Params};
+use actix_web::web;
+use parley_actions::users::{self, CreateUser, UserRef};
+use parley_actions::Context;
+use parley_domain::user::UserRecordOptions;
+use parley_domain::{Role, UserId};
+
+params! {
+    /// `GET /users`.
+    pub struct GetUsers {
+        client_gravatar: bool = true,
+        include_custom_profile_fields: bool = false,
+        user_ids: Option<Json<Vec<UserId>>>,
+    }
+}
+
+/// GET /users — every user the caller may see, or those of `user_ids`.
+pub async fn list(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    Params(p): Params<GetUsers>,
+) -> ApiResult<Success> {
+    let options = UserRecordOptions {
+        client_gravatar: p.client_gravatar,
+        include_custom_profile_fields: p.include_custom_profile_fields,
+    };
+    let members = users::get_users(&ctx, me, p.user_ids.map(|ids| ids.0), options).await?;
+    Ok(Success::empty().with("members", members))
+}
+
+params! {
+    /// `GET /users/{user_id}` and `GET /users/{email}`.
+    pub struct GetUser {
+        client_gravatar: bool = true,
+        include_custom_profile_fields: bool = false,
+    }
+}
+
+/// GET /users/{user_id} and GET /users/{email} — one user, by ID or address.
+pub async fn get_one(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    path: web::Path<String>,
+    Params(p): Params<GetUser>,
+) -> ApiResult<Success> {
+    let segment = path.into_inner();
+    let target = if segment.bytes().all(|b| b.is_ascii_digit()) {
+        UserRef::Id(path_param::<UserId>("user_id", &segment)?)
+    } else {
+        UserRef::Email(segment)
+    };
+    let options = UserRecordOptions {
+        client_gravatar: p.client_gravatar,
+        include_custom_profile_fields: p.include_custom_profile_fields,
+    };
+    let user = users::access_user(&ctx, me, target, options).await?;
+    Ok(Success::empty().with("user", user))
+}
+
+params! {
+    /// `GET /users/me`.
+    pub struct GetMe {}
+}
+
+/// GET /users/me — the caller's own record.
+pub async fn me(ctx: web::Data<Context>, Auth(me): Auth, _: Params<GetMe>) -> ApiResult<Success> {
+    let fields = users::get_own_user(&ctx, me).await?;
+    Ok(Success::from_fields(fields))
+}
+
+params! {
+    /// `POST /users`.
+    pub struct CreateUserParams {
+        email: String,
+        password: String,
+        full_name: String,
+    }
+}
+
+/// POST /users — an administrator creates a member account.
+pub async fn create(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    Params(p): Params<CreateUserParams>,
+) -> ApiResult<Success> {
+    let request = CreateUser {
+        email: p.email,
+        full_name: p.full_name,
+        password: Some(p.password),
+        role: Role::Member,
+    };
+    let created = users::create_user_as(&ctx, &me, request).await?;
+    Ok(Success::empty().with("user_id", created.user.id))
+}

@@ -1,0 +1,17 @@
+//! Parley's domain: the types, validation rules and permission predicates of a team chat
+//! organization. Nothing here does I/O or is async, so every rule can be unit-tested exhaustively
+//! and shared by every layer above.
+
+pub mod email;
+pub mod error;
+pub mod ids;
+pub mod permissions;
+pub mod profile_field;
+pub mod realm;
+pub mod role;
+pub mod user;
+pub mod version;
+
+pub use error::{ErrorCode, RequestError};
+pub use ids::{ChannelId, MessageId, ProfileFieldId, UserId};
+pub use role::Role;

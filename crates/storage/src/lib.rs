@@ -1,0 +1,18 @@
+//! Parley's storage: the diesel schema, models and queries, on SQLite (the embedded default) and
+//! PostgreSQL through one connection type. Every function takes `&mut DbConn`, so a caller can
+//! run several in one transaction, and returns `Result`; nothing here knows about HTTP or events.
+
+pub mod conn;
+pub mod error;
+pub mod migrate;
+pub mod pool;
+pub mod profile_fields;
+pub mod realms;
+pub mod schema;
+pub mod url;
+pub mod users;
+
+pub use conn::DbConn;
+pub use error::StorageError;
+pub use pool::{transaction, Db, PoolOptions};
+pub use url::DatabaseUrl;

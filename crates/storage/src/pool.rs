@@ -1,0 +1,127 @@
+//! The connection pool, and the one way the async layers run blocking queries: on tokio's blocking
+//! threads, never on the executor.
+
+use crate::conn::{ConnectionManager, DbConn};
+use crate::error::StorageError;
+use crate::migrate;
+use crate::url::DatabaseUrl;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// A pooled database handle; cheap to clone.
+#[derive(Clone)]
+pub struct Db {
+    pool: r2d2::Pool<ConnectionManager>,
+    url: DatabaseUrl,
+    /// SQLite has one writer at a time; taking turns here, rather than in SQLite's lock, means a
+    /// transaction never fails with "database is locked" when it upgrades from reading to writing.
+    sqlite_writer: Option<Arc<Mutex<()>>>,
+}
+
+/// Pool sizing.
+#[derive(Debug, Clone, Copy)]
+pub struct PoolOptions {
+    /// The most connections open at once.
+    pub max_size: u32,
+    /// How long a caller waits for a free connection.
+    pub connection_timeout: Duration,
+}
+
+impl Default for PoolOptions {
+    fn default() -> Self {
+        PoolOptions {
+            max_size: 8,
+            connection_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+impl Db {
+    /// Opens a pool on `url` and applies pending migrations. Fails with a clear message when the
+    /// database cannot be reached.
+    pub fn open(url: DatabaseUrl, options: PoolOptions) -> Result<Db, StorageError> {
+        // Connect once up front, so that a wrong URL or a server that is down is reported as such
+        // rather than as a pool timeout.
+        let mut first = crate::conn::establish(&url)?;
+        migrate::run_pending(&mut first)?;
+        drop(first);
+        let pool = r2d2::Pool::builder()
+            .max_size(options.max_size)
+            .min_idle(Some(1))
+            .connection_timeout(options.connection_timeout)
+            .build(ConnectionManager::new(url.clone()))?;
+        let sqlite_writer = matches!(url, DatabaseUrl::Sqlite(_)).then(|| Arc::new(Mutex::new(())));
+        Ok(Db {
+            pool,
+            url,
+            sqlite_writer,
+        })
+    }
+
+    /// The URL this pool connects to.
+    pub fn url(&self) -> &DatabaseUrl {
+        &self.url
+    }
+
+    /// Takes a connection, blocking; for start-up code and the command line.
+    pub fn conn(&self) -> Result<r2d2::PooledConnection<ConnectionManager>, StorageError> {
+        Ok(self.pool.get()?)
+    }
+
+    /// Runs `f` with a connection on a blocking thread and returns its result.
+    pub async fn run<F, R, E>(&self, f: F) -> Result<R, E>
+    where
+        F: FnOnce(&mut DbConn) -> Result<R, E> + Send + 'static,
+        R: Send + 'static,
+        E: From<StorageError> + Send + 'static,
+    {
+        let pool = self.pool.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut conn = pool.get().map_err(StorageError::from)?;
+            f(&mut conn)
+        })
+        .await
+        .map_err(|e| StorageError::Task(e.to_string()))?
+    }
+
+    /// Runs `f` in one transaction on a blocking thread: committed when it returns `Ok`, rolled
+    /// back otherwise.
+    pub async fn transaction<F, R, E>(&self, f: F) -> Result<R, E>
+    where
+        F: FnOnce(&mut DbConn) -> Result<R, E> + Send + 'static,
+        R: Send + 'static,
+        E: From<StorageError> + Send + 'static,
+    {
+        let writer = self.sqlite_writer.clone();
+        self.run(move |conn| {
+            let _turn = writer
+                .as_ref()
+                .map(|lock| lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
+            transaction(conn, f)
+        })
+        .await
+    }
+}
+
+/// Runs `f` in one transaction on this connection, for code that already holds one.
+pub fn transaction<F, R, E>(conn: &mut DbConn, f: F) -> Result<R, E>
+where
+    F: FnOnce(&mut DbConn) -> Result<R, E>,
+    E: From<StorageError>,
+{
+    use diesel::Connection;
+    enum Failure<E> {
+        Caller(E),
+        Database(diesel::result::Error),
+    }
+    impl<E> From<diesel::result::Error> for Failure<E> {
+        fn from(err: diesel::result::Error) -> Self {
+            Failure::Database(err)
+        }
+    }
+    conn.transaction::<R, Failure<E>, _>(|conn| f(conn).map_err(Failure::Caller))
+        .map_err(|failure| match failure {
+            Failure::Caller(err) => err,
+            Failure::Database(err) => E::from(StorageError::from(err)),
+        })
+}

@@ -1,0 +1,74 @@
+//! The organization row: one per deployment.
+
+use crate::conn::DbConn;
+use crate::error::StorageError;
+use crate::schema::realms;
+use diesel::prelude::*;
+use parley_domain::realm::Realm;
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = realms)]
+struct RealmRow {
+    id: i64,
+    name: String,
+    description: String,
+    deactivated: bool,
+    enable_spectator_access: bool,
+    date_created: i64,
+}
+
+impl From<RealmRow> for Realm {
+    fn from(row: RealmRow) -> Realm {
+        Realm {
+            id: row.id,
+            name: row.name,
+            description: row.description,
+            deactivated: row.deactivated,
+            enable_spectator_access: row.enable_spectator_access,
+            date_created: row.date_created,
+        }
+    }
+}
+
+/// The organization, if it has been created.
+pub fn get(conn: &mut DbConn) -> Result<Option<Realm>, StorageError> {
+    Ok(realms::table
+        .order(realms::id)
+        .select(RealmRow::as_select())
+        .first(conn)
+        .optional()?
+        .map(Realm::from))
+}
+
+/// Creates the organization.
+pub fn create(
+    conn: &mut DbConn,
+    name: &str,
+    description: &str,
+    now: i64,
+) -> Result<Realm, StorageError> {
+    let id = diesel::insert_into(realms::table)
+        .values((
+            realms::name.eq(name),
+            realms::description.eq(description),
+            realms::date_created.eq(now),
+        ))
+        .returning(realms::id)
+        .get_result::<i64>(conn)?;
+    Ok(Realm {
+        id,
+        name: name.to_owned(),
+        description: description.to_owned(),
+        deactivated: false,
+        enable_spectator_access: false,
+        date_created: now,
+    })
+}
+
+/// Renames the organization.
+pub fn set_name(conn: &mut DbConn, name: &str) -> Result<(), StorageError> {
+    diesel::update(realms::table)
+        .set(realms::name.eq(name))
+        .execute(conn)?;
+    Ok(())
+}

@@ -1,0 +1,200 @@
+//! Users and their credentials. Credentials are read only by the functions that check them, so
+//! that an API key or password hash never travels with an ordinary user record.
+
+use crate::conn::DbConn;
+use crate::error::StorageError;
+use crate::schema::users;
+use diesel::prelude::*;
+use parley_domain::user::{AvatarSource, BotType, EmailAddressVisibility, User};
+use parley_domain::{Role, UserId};
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = users)]
+struct UserRow {
+    id: i64,
+    delivery_email: String,
+    full_name: String,
+    role: i64,
+    is_active: bool,
+    bot_type: Option<i64>,
+    bot_owner_id: Option<i64>,
+    timezone: String,
+    avatar_source: String,
+    avatar_version: i64,
+    date_joined: i64,
+    email_address_visibility: i64,
+    can_create_users: bool,
+}
+
+impl From<UserRow> for User {
+    fn from(row: UserRow) -> User {
+        User {
+            id: UserId(row.id),
+            delivery_email: row.delivery_email,
+            full_name: row.full_name,
+            role: Role::from_code(row.role).unwrap_or(Role::Guest),
+            is_active: row.is_active,
+            bot_type: row.bot_type.and_then(BotType::from_code),
+            bot_owner_id: row.bot_owner_id.map(UserId),
+            timezone: row.timezone,
+            avatar_source: AvatarSource::from_code(&row.avatar_source),
+            avatar_version: row.avatar_version,
+            date_joined: row.date_joined,
+            email_address_visibility: EmailAddressVisibility::from_code(
+                row.email_address_visibility,
+            )
+            .unwrap_or(EmailAddressVisibility::Everyone),
+            can_create_users: row.can_create_users,
+        }
+    }
+}
+
+/// What a new user row holds.
+#[derive(Debug, Clone)]
+pub struct NewUser {
+    /// Normalised delivery address.
+    pub delivery_email: String,
+    /// Display name.
+    pub full_name: String,
+    /// Argon2 PHC string, or none for accounts that cannot log in with a password.
+    pub password_hash: Option<String>,
+    /// The API key.
+    pub api_key: String,
+    /// Role.
+    pub role: Role,
+    /// Bot type, for bots.
+    pub bot_type: Option<BotType>,
+    /// Bot owner, for bots.
+    pub bot_owner_id: Option<UserId>,
+    /// IANA time zone or empty.
+    pub timezone: String,
+    /// Creation time, Unix seconds.
+    pub date_joined: i64,
+    /// Who may see the delivery address.
+    pub email_address_visibility: EmailAddressVisibility,
+    /// The `can_create_users` permission.
+    pub can_create_users: bool,
+}
+
+/// A user's secrets, for the code that checks them.
+#[derive(Debug, Clone)]
+pub struct Credentials {
+    /// The API key.
+    pub api_key: String,
+    /// Argon2 PHC string, if the user has a password.
+    pub password_hash: Option<String>,
+}
+
+/// Inserts a user; a taken address is [`StorageError::UniqueViolation`].
+pub fn insert(conn: &mut DbConn, new: &NewUser) -> Result<UserId, StorageError> {
+    let id = diesel::insert_into(users::table)
+        .values((
+            users::delivery_email.eq(&new.delivery_email),
+            users::full_name.eq(&new.full_name),
+            users::password_hash.eq(&new.password_hash),
+            users::api_key.eq(&new.api_key),
+            users::role.eq(new.role.code()),
+            users::is_active.eq(true),
+            users::bot_type.eq(new.bot_type.map(|t| t as i64)),
+            users::bot_owner_id.eq(new.bot_owner_id.map(|id| id.0)),
+            users::timezone.eq(&new.timezone),
+            users::avatar_source.eq(AvatarSource::Gravatar.code()),
+            users::avatar_version.eq(1),
+            users::date_joined.eq(new.date_joined),
+            users::email_address_visibility.eq(new.email_address_visibility as i64),
+            users::can_create_users.eq(new.can_create_users),
+        ))
+        .returning(users::id)
+        .get_result::<i64>(conn)?;
+    Ok(UserId(id))
+}
+
+/// The user with this ID.
+pub fn by_id(conn: &mut DbConn, id: UserId) -> Result<Option<User>, StorageError> {
+    Ok(users::table
+        .find(id.0)
+        .select(UserRow::as_select())
+        .first(conn)
+        .optional()?
+        .map(User::from))
+}
+
+/// The user with this (normalised) delivery address.
+pub fn by_delivery_email(conn: &mut DbConn, email: &str) -> Result<Option<User>, StorageError> {
+    Ok(users::table
+        .filter(users::delivery_email.eq(email))
+        .select(UserRow::as_select())
+        .first(conn)
+        .optional()?
+        .map(User::from))
+}
+
+/// Every user, active or not, in ID order.
+pub fn all(conn: &mut DbConn) -> Result<Vec<User>, StorageError> {
+    Ok(users::table
+        .order(users::id)
+        .select(UserRow::as_select())
+        .load(conn)?
+        .into_iter()
+        .map(User::from)
+        .collect())
+}
+
+/// The users with these IDs that exist, in ID order.
+pub fn by_ids(conn: &mut DbConn, ids: &[UserId]) -> Result<Vec<User>, StorageError> {
+    let raw: Vec<i64> = ids.iter().map(|id| id.0).collect();
+    Ok(users::table
+        .filter(users::id.eq_any(raw))
+        .order(users::id)
+        .select(UserRow::as_select())
+        .load(conn)?
+        .into_iter()
+        .map(User::from)
+        .collect())
+}
+
+/// A user's secrets.
+pub fn credentials(conn: &mut DbConn, id: UserId) -> Result<Option<Credentials>, StorageError> {
+    Ok(users::table
+        .find(id.0)
+        .select((users::api_key, users::password_hash))
+        .first::<(String, Option<String>)>(conn)
+        .optional()?
+        .map(|(api_key, password_hash)| Credentials {
+            api_key,
+            password_hash,
+        }))
+}
+
+/// Replaces a user's API key (key rotation).
+pub fn set_api_key(conn: &mut DbConn, id: UserId, api_key: &str) -> Result<(), StorageError> {
+    diesel::update(users::table.find(id.0))
+        .set(users::api_key.eq(api_key))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Activates or deactivates a user.
+pub fn set_active(conn: &mut DbConn, id: UserId, active: bool) -> Result<(), StorageError> {
+    diesel::update(users::table.find(id.0))
+        .set(users::is_active.eq(active))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Changes who may see a user's delivery address.
+pub fn set_email_address_visibility(
+    conn: &mut DbConn,
+    id: UserId,
+    visibility: EmailAddressVisibility,
+) -> Result<(), StorageError> {
+    diesel::update(users::table.find(id.0))
+        .set(users::email_address_visibility.eq(visibility as i64))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// How many users exist.
+pub fn count(conn: &mut DbConn) -> Result<i64, StorageError> {
+    Ok(users::table.count().get_result(conn)?)
+}
