@@ -203,6 +203,7 @@ macro_rules! params {
         $(#[$meta])*
         // The fields are the spec's parameters and are documented there.
         #[allow(missing_docs)]
+        #[derive(Debug)]
         $vis struct $name {
             $( $(#[$fmeta])* pub $field: $ty, )*
         }

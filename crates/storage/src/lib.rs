@@ -9,6 +9,8 @@ pub mod pool;
 pub mod profile_fields;
 pub mod realms;
 pub mod schema;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod url;
 pub mod users;
 

@@ -1,0 +1,136 @@
+"""The official Python client (`pip install zulip`) against the real `parley` binary.
+
+Starts `parley serve` on a fresh data directory (and, with --database-url, a given database),
+then drives it the way a bot would: build `zulip.Client` from the generated owner.zuliprc, list
+users, create a user, fetch that user's API key with /fetch_api_key, and act as that user.
+
+Usage: test_python_client.py --parley PATH [--database-url URL]
+"""
+
+import argparse
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+import zulip
+
+PASSED = 0
+FAILED = 0
+
+
+def check(name, condition, detail=""):
+    global PASSED, FAILED
+    if condition:
+        PASSED += 1
+        print(f"ok   {name}")
+    else:
+        FAILED += 1
+        print(f"FAIL {name} {detail}")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(port, proc):
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"parley exited early: {proc.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError("parley did not start")
+
+
+def run_against_server(zuliprc, site):
+    owner = zulip.Client(config_file=zuliprc)
+    check("client reads the zuliprc site", owner.base_url.startswith(site), owner.base_url)
+
+    settings = owner.get_server_settings()
+    check("server_settings succeeds", settings["result"] == "success", settings)
+    check("feature level is 417", settings.get("zulip_feature_level") == 417, settings)
+
+    members = owner.get_members()
+    check("get_members succeeds", members["result"] == "success", members)
+    check("the owner is listed", any(m["role"] == 100 for m in members.get("members", [])), members)
+
+    profile = owner.get_profile()
+    check("get_profile is the owner", profile.get("is_owner") is True, profile)
+
+    created = owner.create_user(
+        {"email": "bot-made@parley.local", "password": "made-by-a-bot", "full_name": "Made By Bot"}
+    )
+    check("create_user succeeds", created["result"] == "success", created)
+    duplicate = owner.create_user(
+        {"email": "bot-made@parley.local", "password": "made-by-a-bot", "full_name": "Again"}
+    )
+    check("duplicate email is BAD_REQUEST", duplicate.get("code") == "BAD_REQUEST", duplicate)
+
+    fetched = owner.call_endpoint(
+        url="fetch_api_key",
+        method="POST",
+        request={"username": "bot-made@parley.local", "password": "made-by-a-bot"},
+    )
+    check("fetch_api_key succeeds", fetched["result"] == "success", fetched)
+    check("fetch_api_key returns the new user", fetched.get("user_id") == created.get("user_id"), fetched)
+
+    new_user = zulip.Client(email=fetched["email"], api_key=fetched["api_key"], site=site)
+    me = new_user.get_profile()
+    check("the new user's key works", me.get("full_name") == "Made By Bot", me)
+    check("the new user is a member", me.get("role") == 400, me)
+
+    forbidden = new_user.create_user(
+        {"email": "nope@parley.local", "password": "whatever1", "full_name": "Nope"}
+    )
+    check("members may not create users", forbidden["result"] == "error", forbidden)
+
+    wrong = zulip.Client(email=fetched["email"], api_key="x" * 32, site=site)
+    answer = wrong.get_profile()
+    check("a wrong key is INVALID_API_KEY", answer.get("code") == "INVALID_API_KEY", answer)
+
+    user = owner.get_user_by_id(created["user_id"])
+    check("get_user_by_id finds the new user", user.get("user", {}).get("full_name") == "Made By Bot", user)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--parley", required=True)
+    parser.add_argument("--database-url")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as data_dir:
+        port = free_port()
+        site = f"http://127.0.0.1:{port}"
+        command = [args.parley, "--data-dir", data_dir, "--bind", f"127.0.0.1:{port}"]
+        if args.database_url:
+            command += ["--database-url", args.database_url]
+        env = dict(os.environ, PARLEY_LOG="warn")
+        env.pop("DATABASE_URL", None)
+        proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        try:
+            wait_for(port, proc)
+            run_against_server(os.path.join(data_dir, "owner.zuliprc"), site)
+        except Exception:
+            traceback.print_exc()
+            check("no exception", False)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            output, _ = proc.communicate(timeout=60)
+            check("parley shuts down cleanly on SIGTERM", proc.returncode == 0, output.decode())
+    backend = "PostgreSQL" if args.database_url else "SQLite"
+    print(f"python-client ({backend}): {PASSED} passed, {FAILED} failed")
+    return 1 if FAILED or not PASSED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+//! Authentication: HTTP Basic with API keys, and `POST /fetch_api_key`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use parley_domain::user::EmailAddressVisibility;
+use parley_domain::Role;
+use parley_storage::users;
+use parley_tests::backend_test;
+
+backend_test! {
+    async fn requests_without_credentials_are_401(app) {
+        let response = app.get("/users").send().await;
+        assert!(response.headers.contains_key("www-authenticate"));
+        let body = response.error(401, "UNAUTHORIZED");
+        assert!(body["msg"].as_str().unwrap().contains("Not logged in"));
+        app.get("/users").authorization("Bearer abc").send().await.error(401, "UNAUTHORIZED");
+        app.get("/users").authorization("Basic ***").send().await.error(401, "UNAUTHORIZED");
+    }
+}
+
+backend_test! {
+    async fn wrong_key_and_unknown_email_are_invalid_api_key(app) {
+        let owner = app.owner.clone();
+        app.get("/users").basic_auth(&owner.email, "x".repeat(32).as_str()).send().await
+            .error(401, "INVALID_API_KEY");
+        app.get("/users").basic_auth("nobody@parley.test", &owner.api_key).send().await
+            .error(401, "INVALID_API_KEY");
+        // The address is matched case-insensitively.
+        app.get("/users").basic_auth(&owner.email.to_uppercase(), &owner.api_key).send().await.success();
+    }
+}
+
+backend_test! {
+    async fn deactivated_accounts_are_refused(app) {
+        let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
+        app.get("/users/me").as_user(&ann).send().await.success();
+        let id = ann.user_id;
+        app.ctx.db.run(move |c| users::set_active(c, id, false)).await.unwrap();
+        let body = app.get("/users/me").as_user(&ann).send().await.error(401, "USER_DEACTIVATED");
+        assert_eq!(body["msg"], "Account is deactivated");
+        app.post("/fetch_api_key").param("username", "ann@parley.test").param("password", &ann.password)
+            .send().await.error(401, "USER_DEACTIVATED");
+    }
+}
+
+backend_test! {
+    async fn fetch_api_key_trades_password_for_key(app) {
+        let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
+        let body = app.post("/fetch_api_key")
+            .param("username", "ANN@parley.test")
+            .param("password", &ann.password)
+            .send().await.success();
+        assert_eq!(body["api_key"], ann.api_key.as_str());
+        assert_eq!(body["email"], "ann@parley.test");
+        assert_eq!(body["user_id"], ann.user_id.0);
+
+        let body = app.post("/fetch_api_key").param("username", "ann@parley.test")
+            .param("password", "wrong password").send().await.error(401, "AUTHENTICATION_FAILED");
+        assert_eq!(body["msg"], "Your username or password is incorrect");
+        app.post("/fetch_api_key").param("username", "ghost@parley.test")
+            .param("password", "whatever").send().await.error(401, "AUTHENTICATION_FAILED");
+        let body = app.post("/fetch_api_key").param("username", "ann@parley.test")
+            .send().await.error(400, "REQUEST_VARIABLE_MISSING");
+        assert_eq!(body["var_name"], "password");
+    }
+}
+
+backend_test! {
+    async fn hidden_addresses_authenticate_with_their_placeholder(app) {
+        let bea = app.create_user("bea@parley.test", "Bea", Role::Member).await;
+        let id = bea.user_id;
+        app.ctx.db.run(move |c| users::set_email_address_visibility(c, id, EmailAddressVisibility::Admins))
+            .await.unwrap();
+        let placeholder = format!("user{}@parley.test", id.0);
+        let body = app.get("/users/me").basic_auth(&placeholder, &bea.api_key).send().await.success();
+        assert_eq!(body["email"], placeholder.as_str());
+        assert_eq!(body["delivery_email"], "bea@parley.test");
+        // The real address still logs in; fetch_api_key hands back the API address.
+        app.get("/users/me").basic_auth("bea@parley.test", &bea.api_key).send().await.success();
+        let body = app.post("/fetch_api_key").param("username", "bea@parley.test")
+            .param("password", &bea.password).send().await.success();
+        assert_eq!(body["email"], placeholder.as_str());
+    }
+}

@@ -1,0 +1,93 @@
+//! The request and response conventions: envelopes, unknown routes and methods, parameter errors,
+//! and bad bodies that must never produce a 500.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use parley_tests::backend_test;
+use serde_json::json;
+
+backend_test! {
+    async fn unknown_routes_and_methods_get_json_envelopes(app) {
+        let response = app.get("/no/such/endpoint").send().await;
+        assert_eq!(response.status, 404);
+        assert_eq!(response.json["result"], "error");
+        let response = app.delete("/server_settings").send().await;
+        assert_eq!(response.status, 405);
+        assert_eq!(response.json["result"], "error");
+        assert_eq!(response.json["allowed_methods"], json!(["GET"]));
+        assert_eq!(response.headers.get("allow").unwrap(), "GET");
+        let response = app.request(actix_web::http::Method::PUT, "/users").send().await;
+        assert_eq!(response.status, 405);
+        assert_eq!(response.json["allowed_methods"], json!(["GET", "POST"]));
+    }
+}
+
+backend_test! {
+    async fn unknown_parameters_are_reported(app) {
+        let body = app.get("/users/me").as_user(&app.owner).param("colour", "red").param("size", "2")
+            .send().await.success();
+        assert_eq!(body["ignored_parameters_unsupported"], json!(["colour", "size"]));
+        let body = app.get("/users/me").as_user(&app.owner).send().await.success();
+        assert!(body.get("ignored_parameters_unsupported").is_none());
+    }
+}
+
+backend_test! {
+    async fn wrong_types_name_the_parameter(app) {
+        for (name, value) in [("client_gravatar", "yes"), ("include_custom_profile_fields", "1"), ("user_ids", "[\"a\"]")] {
+            let body = app.get("/users").as_user(&app.owner).param(name, value).send().await.error(400, "BAD_REQUEST");
+            assert_eq!(body["var_name"], name);
+            assert!(body["msg"].as_str().unwrap().contains(name), "{body}");
+        }
+    }
+}
+
+backend_test! {
+    async fn malformed_bodies_are_4xx_never_500(app) {
+        let owner = app.owner.clone();
+        let bad_utf8 = app.post("/users").as_user(&owner)
+            .raw_body(b"email=%ff%fe&password=x".to_vec(), "application/x-www-form-urlencoded")
+            .send().await;
+        assert_eq!(bad_utf8.status, 400, "{}", bad_utf8.text);
+        assert_eq!(bad_utf8.json["result"], "error");
+
+        let raw_bad_utf8 = app.post("/fetch_api_key")
+            .raw_body(vec![b'u', b'=', 0xff, 0xfe], "application/x-www-form-urlencoded").send().await;
+        assert_eq!(raw_bad_utf8.status, 400);
+
+        let json_body = app.post("/fetch_api_key")
+            .raw_body(br#"{"username":"a"}"#.to_vec(), "application/json").send().await;
+        assert_eq!(json_body.status, 400);
+        assert_eq!(json_body.json["var_name"], "Content-Type");
+
+        let huge = vec![b'a'; 5 * 1024 * 1024];
+        let oversize = app.post("/fetch_api_key").raw_body(huge, "application/x-www-form-urlencoded").send().await;
+        assert_eq!(oversize.status, 413, "{}", oversize.text);
+        assert_eq!(oversize.json["result"], "error");
+
+        let nul = app.post("/fetch_api_key").param("username", "a\0b").param("password", "x").send().await;
+        assert_eq!(nul.status, 400);
+        assert_eq!(nul.json["var_name"], "username");
+
+        let garbage = app.post("/users").as_user(&owner)
+            .raw_body(b"&&==&%%%=%zz&email".to_vec(), "application/x-www-form-urlencoded").send().await;
+        assert!((400..500).contains(&garbage.status), "{}", garbage.text);
+    }
+}
+
+backend_test! {
+    async fn every_response_is_an_envelope(app) {
+        let owner = app.owner.clone();
+        for response in [
+            app.get("/server_settings").send().await,
+            app.get("/users").send().await,
+            app.get("/users").as_user(&owner).send().await,
+            app.post("/users").as_user(&owner).send().await,
+            app.get("/nowhere").send().await,
+        ] {
+            let result = response.json["result"].as_str().unwrap_or_default().to_owned();
+            assert!(result == "success" || result == "error", "{}", response.text);
+            assert!(response.json["msg"].is_string(), "{}", response.text);
+        }
+    }
+}

@@ -1,0 +1,38 @@
+//! `GET /server_settings` and the versions real clients read.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use parley_tests::backend_test;
+
+backend_test! {
+    async fn server_settings_needs_no_auth_and_has_every_field(app) {
+        let body = app.get("/server_settings").send().await.success();
+        for field in [
+            "authentication_methods", "external_authentication_methods", "service_feature_level",
+            "service_version", "service_merge_base", "push_notifications_enabled",
+            "is_incompatible", "email_auth_enabled", "require_email_format_usernames",
+            "realm_uri", "realm_url", "realm_name", "realm_icon", "realm_description",
+            "realm_web_public_access_enabled", "zulip_version", "zulip_feature_level",
+            "zulip_merge_base",
+        ] {
+            assert!(body.get(field).is_some(), "missing {field}: {body}");
+        }
+        assert_eq!(body["service_feature_level"], 417);
+        assert_eq!(body["zulip_feature_level"], body["service_feature_level"]);
+        assert_eq!(body["zulip_version"], body["service_version"]);
+        assert_eq!(body["zulip_merge_base"], body["service_merge_base"]);
+        assert_eq!(body["realm_url"], "http://parley.test");
+        assert_eq!(body["realm_uri"], body["realm_url"]);
+        assert_eq!(body["realm_name"], "Test Org");
+        assert_eq!(body["authentication_methods"]["password"], true);
+        assert_eq!(body["authentication_methods"]["openid connect"], false);
+        assert_eq!(body["email_auth_enabled"], true);
+    }
+}
+
+backend_test! {
+    async fn server_settings_ignores_but_reports_unknown_parameters(app) {
+        let body = app.get("/server_settings").param("bogus", "1").send().await.success();
+        assert_eq!(body["ignored_parameters_unsupported"], serde_json::json!(["bogus"]));
+    }
+}
