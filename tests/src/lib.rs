@@ -12,6 +12,7 @@ use actix_web::test::{call_service, init_service, read_body, TestRequest};
 use base64::Engine;
 use futures_util::future::LocalBoxFuture;
 use parley_actions::bootstrap::{do_ensure_realm, RealmInit};
+use parley_actions::rate_limit::RateLimits;
 use parley_actions::users::{do_create_user, CreateUser};
 use parley_actions::{Context, RealmAddress};
 use parley_domain::{Role, UserId};
@@ -93,6 +94,11 @@ macro_rules! backend_test {
 impl TestApp {
     /// The application on a fresh database of `backend`, organization and owner created.
     pub async fn start(backend: Backend) -> TestApp {
+        TestApp::start_with_limits(backend, RateLimits::default()).await
+    }
+
+    /// The same, with other rate limits.
+    pub async fn start_with_limits(backend: Backend, limits: RateLimits) -> TestApp {
         let database = scratch_database(&backend);
         let url = database.url.clone();
         let realm = RealmAddress::parse("http://parley.test").unwrap();
@@ -102,7 +108,8 @@ impl TestApp {
         };
         let ctx = parley_server::startup::connect(url, realm, pool)
             .await
-            .expect("open test database");
+            .expect("open test database")
+            .with_limits(limits);
         let bootstrap = do_ensure_realm(
             &ctx,
             RealmInit {

@@ -2,10 +2,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use parley_actions::rate_limit::{RateLimiter, RateLimits};
 use parley_domain::user::EmailAddressVisibility;
 use parley_domain::Role;
 use parley_storage::users;
-use parley_tests::backend_test;
+use parley_tests::{backend_test, Backend, TestApp};
+use std::time::Duration;
 
 backend_test! {
     async fn requests_without_credentials_are_401(app) {
@@ -80,5 +82,54 @@ backend_test! {
         let body = app.post("/fetch_api_key").param("username", "bea@parley.test")
             .param("password", &bea.password).send().await.success();
         assert_eq!(body["email"], placeholder.as_str());
+    }
+}
+
+#[actix_web::test]
+async fn api_requests_and_failed_logins_are_rate_limited() {
+    for backend in Backend::available() {
+        let limits = RateLimits {
+            api_by_user: RateLimiter::new(3, Duration::from_secs(60)),
+            login_failures_by_username: RateLimiter::new(2, Duration::from_secs(60)),
+        };
+        let app = TestApp::start_with_limits(backend, limits).await;
+        for _ in 0..3 {
+            app.get("/users/me")
+                .as_user(&app.owner)
+                .send()
+                .await
+                .success();
+        }
+        let response = app.get("/users/me").as_user(&app.owner).send().await;
+        assert!(response.headers.contains_key("retry-after"));
+        let body = response.error(429, "RATE_LIMIT_HIT");
+        assert!(body["retry-after"].as_f64().unwrap() > 0.0);
+        // Another user has an allowance of their own.
+        let ann = app
+            .create_user("ann@parley.test", "Ann", Role::Member)
+            .await;
+        app.get("/users/me").as_user(&ann).send().await.success();
+
+        for _ in 0..2 {
+            app.post("/fetch_api_key")
+                .param("username", "ann@parley.test")
+                .param("password", "guess")
+                .send()
+                .await
+                .error(401, "AUTHENTICATION_FAILED");
+        }
+        // Even the right password waits once the failures are used up.
+        app.post("/fetch_api_key")
+            .param("username", "Ann@parley.test")
+            .param("password", &ann.password)
+            .send()
+            .await
+            .error(429, "RATE_LIMIT_HIT");
+        app.post("/fetch_api_key")
+            .param("username", "owner@parley.test")
+            .param("password", &app.owner.password)
+            .send()
+            .await
+            .success();
     }
 }

@@ -91,3 +91,16 @@ backend_test! {
         }
     }
 }
+
+backend_test! {
+    async fn odd_paths_get_envelopes(app) {
+        let owner = app.owner.clone();
+        for path in ["/users/%ff%fe", "/users/%2e%2e", "/users/-1", "/users/me/", "/users//x", "/users/a%00b"] {
+            let response = app.get(path).as_user(&owner).send().await;
+            assert!((400..500).contains(&response.status), "{path}: {} {}", response.status, response.text);
+            assert_eq!(response.json["result"], "error", "{path}: {}", response.text);
+        }
+        let response = app.get("/users/me").basic_auth("a\0b@parley.test", "key").send().await;
+        assert_eq!(response.status, 401, "{}", response.text);
+    }
+}

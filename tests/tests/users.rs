@@ -278,5 +278,11 @@ backend_test! {
         let body = app.patch("/users/me/profile_data").as_user(&ann)
             .json_param("data", &json!([{"id": 777, "value": "x"}])).send().await.error(400, "BAD_REQUEST");
         assert_eq!(body["var_name"], "data");
+        // A NUL inside JSON text is refused before it reaches a text column.
+        let body = app.patch("/users/me/profile_data").as_user(&ann)
+            .json_param("data", &json!([{"id": phone, "value": "a\u{0}b"}])).send().await.error(400, "BAD_REQUEST");
+        assert_eq!(body["var_name"], "data");
+        let me = app.get("/users/me").as_user(&ann).send().await.success();
+        assert_eq!(me["profile_data"][phone.to_string()]["value"], "555");
     }
 }

@@ -2,6 +2,7 @@
 
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
+use crate::rate_limit::rate_limited;
 use crate::secrets;
 use parley_domain::email::parse_placeholder_email;
 use parley_domain::user::User;
@@ -48,7 +49,8 @@ pub async fn access_user_by_api_key(
     api_key: String,
 ) -> ActionResult<User> {
     let host = ctx.realm.host.clone();
-    ctx.db
+    let user = ctx
+        .db
         .run(move |conn| {
             check_realm_active(conn)?;
             let invalid = || RequestError::new(ErrorCode::InvalidApiKey, "Invalid API key");
@@ -60,9 +62,11 @@ pub async fn access_user_by_api_key(
             if !user.is_active {
                 return Err(user_deactivated());
             }
-            Ok(user)
+            Ok::<_, ActionError>(user)
         })
-        .await
+        .await?;
+    ctx.limits.api_by_user.hit(&user.id.to_string())?;
+    Ok(user)
 }
 
 /// What `POST /fetch_api_key` returns.
@@ -77,13 +81,23 @@ pub struct ApiKeyGrant {
 }
 
 /// `POST /fetch_api_key`: trades a login address and password for the account's API key.
+/// Failed attempts are limited per username, so passwords cannot be guessed at speed.
 pub async fn do_fetch_api_key(
     ctx: &Context,
     username: String,
     password: String,
 ) -> ActionResult<ApiKeyGrant> {
+    let limit_key = username.trim().to_lowercase();
+    let wait = ctx
+        .limits
+        .login_failures_by_username
+        .wait_seconds(&limit_key);
+    if wait > 0.0 {
+        return Err(rate_limited(wait).into());
+    }
     let host = ctx.realm.host.clone();
-    ctx.db
+    let result = ctx
+        .db
         .run(move |conn| {
             check_realm_active(conn)?;
             let failed = || {
@@ -107,5 +121,11 @@ pub async fn do_fetch_api_key(
                 user_id: user.id,
             })
         })
-        .await
+        .await;
+    if matches!(&result, Err(ActionError::Request(e)) if e.code == ErrorCode::AuthenticationFailed)
+    {
+        // Counting only failures: the allowance is for mistakes, not for logging in.
+        let _ = ctx.limits.login_failures_by_username.hit(&limit_key);
+    }
+    result
 }

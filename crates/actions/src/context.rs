@@ -1,6 +1,8 @@
 //! What every action needs: the database and where the organization lives.
 
+use crate::rate_limit::RateLimits;
 use parley_storage::Db;
+use std::sync::Arc;
 
 /// The organization's address, from the server's configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,12 +41,24 @@ pub struct Context {
     pub db: Db,
     /// Where the organization is reached.
     pub realm: RealmAddress,
+    /// Request and login rate limits, shared by every worker.
+    pub limits: Arc<RateLimits>,
 }
 
 impl Context {
-    /// A context over this database and address.
+    /// A context over this database and address, with the default rate limits.
     pub fn new(db: Db, realm: RealmAddress) -> Self {
-        Context { db, realm }
+        Context {
+            db,
+            realm,
+            limits: Arc::new(RateLimits::default()),
+        }
+    }
+
+    /// The same context with other rate limits.
+    pub fn with_limits(mut self, limits: RateLimits) -> Self {
+        self.limits = Arc::new(limits);
+        self
     }
 }
 

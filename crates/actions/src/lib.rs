@@ -9,6 +9,7 @@ pub mod bootstrap;
 pub mod context;
 pub mod error;
 pub mod profile_fields;
+pub mod rate_limit;
 pub mod secrets;
 pub mod server_settings;
 pub mod time;

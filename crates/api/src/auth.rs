@@ -39,6 +39,7 @@ pub fn parse_basic(header_value: &str) -> Result<(String, String), ApiError> {
         .decode(encoded.trim())
         .ok()
         .and_then(|bytes| String::from_utf8(bytes).ok())
+        .filter(|text| !text.contains('\0'))
         .ok_or_else(|| unauthorized("Invalid authorization header for basic auth"))?;
     let (email, key) = decoded
         .split_once(':')
@@ -86,7 +87,13 @@ mod tests {
 
     #[test]
     fn rejects_other_schemes_and_garbage() {
-        for bad in ["Bearer abc", "Basic !!!", "Basic", "Basic bm9jb2xvbg=="] {
+        for bad in [
+            "Bearer abc",
+            "Basic !!!",
+            "Basic",
+            "Basic bm9jb2xvbg==",
+            "Basic YQBiOmM=",
+        ] {
             let err = parse_basic(bad).unwrap_err();
             assert_eq!(err.0.code, ErrorCode::Unauthorized, "{bad}");
             assert_eq!(err.0.status, 401);

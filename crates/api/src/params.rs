@@ -178,9 +178,26 @@ impl<T: DeserializeOwned> FromParam for Json<T> {
         let value: serde_json::Value = serde_json::from_str(raw).map_err(|_| {
             RequestError::invalid_param(name, format!("Argument \"{name}\" is not valid JSON."))
         })?;
+        if contains_nul(&value) {
+            return Err(RequestError::invalid_param(
+                name,
+                format!("{name} contains NULL (0x00) characters."),
+            ));
+        }
         serde_json::from_value(value)
             .map(Json)
             .map_err(|e| RequestError::invalid_param(name, format!("Invalid {name}: {e}")))
+    }
+}
+
+/// Whether any string (or key) inside a JSON value holds a NUL, which no text column can store.
+fn contains_nul(value: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => s.contains('\0'),
+        Value::Array(items) => items.iter().any(contains_nul),
+        Value::Object(map) => map.iter().any(|(k, v)| k.contains('\0') || contains_nul(v)),
+        _ => false,
     }
 }
 
@@ -351,6 +368,7 @@ mod tests {
             (vec![("name", "x"), ("ids", "[1,")], "ids"),
             (vec![("name", "x"), ("ids", "{\"a\":1}")], "ids"),
             (vec![("name", "a\0b")], "name"),
+            (vec![("name", "x"), ("ids", "[\"\\u0000\"]")], "ids"),
         ] {
             let err = parse(&pairs).unwrap_err();
             assert_eq!(err.code.as_str(), "BAD_REQUEST", "{pairs:?}");

@@ -53,7 +53,7 @@ pub async fn get_one(
     let target = if segment.bytes().all(|b| b.is_ascii_digit()) {
         UserRef::Id(path_param::<UserId>("user_id", &segment)?)
     } else {
-        UserRef::Email(segment)
+        UserRef::Email(path_param::<String>("email", &segment)?)
     };
     let options = UserRecordOptions {
         client_gravatar: p.client_gravatar,

@@ -1,0 +1,144 @@
+//! Rate limits, as the reference server applies them: API requests per user, and failed password
+//! logins per username. Token buckets in memory: each key refills at `max / window` per second up
+//! to `max`, so bursts are allowed and a steady client never waits longer than it must.
+
+use parley_domain::{ErrorCode, RequestError};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// When a map holds more keys than this, full (idle) buckets are dropped, bounding memory.
+const PRUNE_ABOVE: usize = 10_000;
+
+/// One limit: at most `max` events per `window`, per key.
+#[derive(Debug)]
+pub struct RateLimiter {
+    max: f64,
+    per_second: f64,
+    buckets: Mutex<HashMap<String, Bucket>>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Bucket {
+    tokens: f64,
+    updated: Instant,
+}
+
+impl RateLimiter {
+    /// A limit of `max` events per `window` for each key.
+    pub fn new(max: u32, window: Duration) -> Self {
+        let max = f64::from(max.max(1));
+        RateLimiter {
+            max,
+            per_second: max / window.as_secs_f64().max(0.001),
+            buckets: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn refilled(&self, bucket: Bucket, now: Instant) -> Bucket {
+        let elapsed = now.saturating_duration_since(bucket.updated).as_secs_f64();
+        Bucket {
+            tokens: (bucket.tokens + elapsed * self.per_second).min(self.max),
+            updated: now,
+        }
+    }
+
+    /// Seconds until `key` may act again, without using anything; 0 when it may act now.
+    pub fn wait_seconds(&self, key: &str) -> f64 {
+        let now = Instant::now();
+        let buckets = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
+        match buckets.get(key) {
+            Some(bucket) => {
+                let bucket = self.refilled(*bucket, now);
+                if bucket.tokens >= 1.0 {
+                    0.0
+                } else {
+                    (1.0 - bucket.tokens) / self.per_second
+                }
+            }
+            None => 0.0,
+        }
+    }
+
+    /// Uses one event of `key`'s allowance, or fails with `RATE_LIMIT_HIT` and `retry-after`.
+    pub fn hit(&self, key: &str) -> Result<(), RequestError> {
+        let now = Instant::now();
+        let mut buckets = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
+        if buckets.len() > PRUNE_ABOVE {
+            let max = self.max;
+            buckets.retain(|_, b| {
+                b.tokens + now.saturating_duration_since(b.updated).as_secs_f64() * self.per_second
+                    < max
+            });
+        }
+        let bucket = buckets.entry(key.to_owned()).or_insert(Bucket {
+            tokens: self.max,
+            updated: now,
+        });
+        *bucket = self.refilled(*bucket, now);
+        if bucket.tokens >= 1.0 {
+            bucket.tokens -= 1.0;
+            Ok(())
+        } else {
+            Err(rate_limited((1.0 - bucket.tokens) / self.per_second))
+        }
+    }
+}
+
+/// The reference server's rate-limit error.
+pub fn rate_limited(retry_after: f64) -> RequestError {
+    RequestError::new(ErrorCode::RateLimitHit, "API usage exceeded rate limit")
+        .with("retry-after", retry_after)
+}
+
+/// The limits a server applies.
+#[derive(Debug)]
+pub struct RateLimits {
+    /// API requests per authenticated user.
+    pub api_by_user: RateLimiter,
+    /// Failed password logins per username.
+    pub login_failures_by_username: RateLimiter,
+}
+
+impl Default for RateLimits {
+    /// The reference server's defaults: 200 requests a minute per user, 5 failed logins per
+    /// username in 30 minutes.
+    fn default() -> Self {
+        RateLimits {
+            api_by_user: RateLimiter::new(200, Duration::from_secs(60)),
+            login_failures_by_username: RateLimiter::new(5, Duration::from_secs(30 * 60)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allows_up_to_max_then_refuses_with_retry_after() {
+        let limiter = RateLimiter::new(3, Duration::from_secs(60));
+        for _ in 0..3 {
+            limiter.hit("a").unwrap();
+        }
+        let err = limiter.hit("a").unwrap_err();
+        assert_eq!(err.code, ErrorCode::RateLimitHit);
+        assert_eq!(err.status, 429);
+        let retry = err.data["retry-after"].as_f64().unwrap();
+        assert!(retry > 0.0 && retry <= 20.0, "{retry}");
+        assert!(limiter.wait_seconds("a") > 0.0);
+        // Keys are independent.
+        limiter.hit("b").unwrap();
+        assert_eq!(limiter.wait_seconds("b"), 0.0);
+    }
+
+    #[test]
+    fn refills_over_time() {
+        let limiter = RateLimiter::new(2, Duration::from_millis(20));
+        limiter.hit("a").unwrap();
+        limiter.hit("a").unwrap();
+        assert!(limiter.hit("a").is_err());
+        std::thread::sleep(Duration::from_millis(30));
+        limiter.hit("a").unwrap();
+    }
+}
