@@ -9,21 +9,47 @@ use parley_domain::user::User;
 use parley_domain::{ErrorCode, RequestError};
 use parley_storage::{realms, users, DbConn, StorageError};
 
+/// Which of a user's addresses a lookup matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AddressMatch {
+    /// The real (delivery) address.
+    Delivery,
+    /// The API address: the placeholder when the real one is hidden, else the real one.
+    Api,
+}
+
 /// Finds a user by either of their addresses: the delivery address, or the placeholder API
-/// address when their real one is hidden.
+/// address when their real one is hidden. Says which one matched, so callers can refuse a match
+/// on an address the viewer may not know.
+pub(crate) fn user_by_any_email(
+    conn: &mut DbConn,
+    email: &str,
+    realm_host: &str,
+) -> Result<Option<(User, AddressMatch)>, StorageError> {
+    let email = email.trim().to_lowercase();
+    if let Some(user) = users::by_delivery_email(conn, &email)? {
+        let matched = if user.api_email(realm_host) == email {
+            AddressMatch::Api
+        } else {
+            AddressMatch::Delivery
+        };
+        return Ok(Some((user, matched)));
+    }
+    let Some(id) = parse_placeholder_email(&email, realm_host) else {
+        return Ok(None);
+    };
+    Ok(users::by_id(conn, id)?
+        .filter(|user| user.api_email(realm_host) == email)
+        .map(|user| (user, AddressMatch::Api)))
+}
+
+/// Login accepts either address.
 fn user_by_login_email(
     conn: &mut DbConn,
     email: &str,
     realm_host: &str,
 ) -> Result<Option<User>, StorageError> {
-    let email = email.trim().to_lowercase();
-    if let Some(user) = users::by_delivery_email(conn, &email)? {
-        return Ok(Some(user));
-    }
-    let Some(id) = parse_placeholder_email(&email, realm_host) else {
-        return Ok(None);
-    };
-    Ok(users::by_id(conn, id)?.filter(|user| user.api_email(realm_host) == email))
+    Ok(user_by_any_email(conn, email, realm_host)?.map(|(user, _)| user))
 }
 
 fn check_realm_active(conn: &mut DbConn) -> ActionResult<()> {

@@ -1,5 +1,6 @@
 //! Reading and creating users.
 
+use crate::auth::{user_by_any_email, AddressMatch};
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
 use crate::secrets;
@@ -205,18 +206,12 @@ pub async fn access_user(
             let host = &ctx2.realm.host;
             let found = match &target {
                 UserRef::Id(id) => users::by_id(conn, *id)?,
-                UserRef::Email(raw) => {
-                    let email = raw.trim().to_lowercase();
-                    match users::by_delivery_email(conn, &email)? {
-                        Some(user) if can_access_delivery_email(Some(&viewer), &user) => Some(user),
-                        Some(user) if user.api_email(host) == email => Some(user),
-                        _ => parley_domain::email::parse_placeholder_email(&email, host)
-                            .map(|id| users::by_id(conn, id))
-                            .transpose()?
-                            .flatten()
-                            .filter(|user| user.api_email(host) == email),
-                    }
-                }
+                UserRef::Email(email) => user_by_any_email(conn, email, host)?
+                    .filter(|(user, matched)| {
+                        *matched == AddressMatch::Api
+                            || can_access_delivery_email(Some(&viewer), user)
+                    })
+                    .map(|(user, _)| user),
             };
             let target = found.ok_or_else(|| RequestError::bad_request("No such user"))?;
             let record = records(&ctx2, conn, &viewer, vec![target], options)?;
