@@ -128,7 +128,8 @@ def main():
             output, _ = proc.communicate(timeout=60)
             check("parley shuts down cleanly on SIGTERM", proc.returncode == 0, output.decode())
     backend = "PostgreSQL" if args.database_url else "SQLite"
-    print(f"python-client ({backend}): {PASSED} passed, {FAILED} failed")
+    print(f"Python client against parley on {backend}:")
+    print(f"python-client: {PASSED} passed, {FAILED} failed")
     return 1 if FAILED or not PASSED else 0
 
 
