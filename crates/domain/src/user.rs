@@ -422,6 +422,41 @@ mod tests {
     }
 
     #[test]
+    fn bots_carry_type_owner_and_their_real_address() {
+        let mut bot = user(7, Role::Member, EmailAddressVisibility::Nobody);
+        bot.bot_type = Some(BotType::IncomingWebhook);
+        bot.bot_owner_id = Some(UserId(3));
+        let viewer = user(4, Role::Guest, EmailAddressVisibility::Everyone);
+        let options = UserRecordOptions {
+            client_gravatar: false,
+            include_custom_profile_fields: true,
+        };
+        let record = UserRecord::build(&bot, Some(&viewer), options, "h", "http://h", None);
+        assert!(record.is_bot);
+        assert_eq!(record.bot_type, Some(2));
+        assert_eq!(record.bot_owner_id, Some(Some(UserId(3))));
+        assert_eq!(record.delivery_email.as_deref(), Some("u7@example.com"));
+        assert_eq!(record.email, "u7@example.com");
+        assert!(record.profile_data.is_none(), "bots have no profile data");
+        let json = serde_json::to_value(&record).unwrap();
+        assert_eq!(json["bot_owner_id"], 3);
+        bot.bot_owner_id = None;
+        let json = serde_json::to_value(UserRecord::build(
+            &bot,
+            Some(&viewer),
+            options,
+            "h",
+            "http://h",
+            None,
+        ))
+        .unwrap();
+        assert!(
+            json["bot_owner_id"].is_null() && json.get("bot_owner_id").is_some(),
+            "legacy bots: null owner"
+        );
+    }
+
+    #[test]
     fn date_joined_has_offset() {
         let u = user(1, Role::Member, EmailAddressVisibility::Everyone);
         assert_eq!(u.date_joined_iso(), "2023-11-14T22:13:20+00:00");
