@@ -9,7 +9,7 @@ use parley_domain::realm::Realm;
 use parley_domain::user::{EmailAddressVisibility, User};
 use parley_domain::Role;
 use parley_storage::users::NewUser;
-use parley_storage::{realms, users};
+use parley_storage::{groups, realms, users, DbConn};
 
 /// What the organization is created with.
 #[derive(Debug, Clone)]
@@ -50,13 +50,16 @@ pub async fn do_ensure_realm(ctx: &Context, init: RealmInit) -> ActionResult<Boo
     let api_key = secrets::generate_api_key();
     ctx.db
         .transaction(move |conn| {
+            let now = now();
+            if groups::graph(conn)?.system.is_empty() {
+                groups::create_system_groups(conn, now)?;
+            }
             if let Some(realm) = realms::get(conn)? {
                 return Ok(Bootstrap {
                     realm,
                     created_owner: None,
                 });
             }
-            let now = now();
             let realm = realms::create(conn, &init.name, "", now)?;
             let owner = NewUser {
                 delivery_email: owner_email,
@@ -74,6 +77,7 @@ pub async fn do_ensure_realm(ctx: &Context, init: RealmInit) -> ActionResult<Boo
             let id = users::insert(conn, &owner)?;
             let user = users::by_id(conn, id)?
                 .ok_or_else(|| crate::ActionError::Internal("owner vanished".into()))?;
+            create_general_channel(conn, &user)?;
             Ok(Bootstrap {
                 realm,
                 created_owner: Some(OwnerCredentials {
@@ -84,4 +88,19 @@ pub async fn do_ensure_realm(ctx: &Context, init: RealmInit) -> ActionResult<Boo
             })
         })
         .await
+}
+
+/// The channel every organization starts with: default for new users, the owner subscribed.
+fn create_general_channel(conn: &mut DbConn, owner: &User) -> ActionResult<()> {
+    let policy = crate::policy::load(conn)?;
+    let new = crate::channels::NewChannel {
+        name: "general".to_owned(),
+        description: "Everyone is added to this channel by default. Welcome! :octopus:".to_owned(),
+        is_default_stream: true,
+        ..Default::default()
+    };
+    let mut channel = crate::channels::build_channel(conn, &policy, Some(owner), &new)?;
+    channel.id = crate::channels::insert_channel(conn, &channel)?;
+    crate::subscriptions::subscribe_in_transaction(conn, channel.id, std::slice::from_ref(owner))?;
+    Ok(())
 }

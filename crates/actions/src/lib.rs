@@ -6,12 +6,15 @@
 
 pub mod auth;
 pub mod bootstrap;
+pub mod channels;
 pub mod context;
 pub mod error;
+pub mod policy;
 pub mod profile_fields;
 pub mod rate_limit;
 pub mod secrets;
 pub mod server_settings;
+pub mod subscriptions;
 pub mod time;
 pub mod users;
 

@@ -87,7 +87,10 @@ pub async fn do_create_user(ctx: &Context, request: CreateUser) -> ActionResult<
                 }
                 other => other?,
             };
-            users::by_id(conn, id)?.ok_or_else(|| ActionError::Internal("new user vanished".into()))
+            let user = users::by_id(conn, id)?
+                .ok_or_else(|| ActionError::Internal("new user vanished".into()))?;
+            crate::subscriptions::subscribe_to_defaults(conn, &user)?;
+            Ok::<_, ActionError>(user)
         })
         .await?;
     tracing::info!(user_id = %user.id, role = user.role.code(), "created user");

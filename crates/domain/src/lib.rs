@@ -2,8 +2,11 @@
 //! organization. Nothing here does I/O or is async, so every rule can be unit-tested exhaustively
 //! and shared by every layer above.
 
+pub mod access;
+pub mod channel;
 pub mod email;
 pub mod error;
+pub mod groups;
 pub mod ids;
 pub mod permissions;
 pub mod profile_field;

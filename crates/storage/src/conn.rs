@@ -87,3 +87,16 @@ impl r2d2::ManageConnection for ConnectionManager {
         false
     }
 }
+
+/// Runs the same diesel expression on whichever backend `conn` is, with `$c` bound to the
+/// concrete connection. For the queries the multi-backend type cannot express (multi-row
+/// inserts, dialect-specific SQL), keeping them inside this crate.
+#[macro_export]
+macro_rules! on_backend {
+    ($conn:expr, |$c:ident| $body:expr) => {
+        match $conn {
+            $crate::conn::DbConn::Sqlite($c) => $body,
+            $crate::conn::DbConn::Pg($c) => $body,
+        }
+    };
+}

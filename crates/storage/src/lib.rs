@@ -2,13 +2,16 @@
 //! PostgreSQL through one connection type. Every function takes `&mut DbConn`, so a caller can
 //! run several in one transaction, and returns `Result`; nothing here knows about HTTP or events.
 
+pub mod channels;
 pub mod conn;
 pub mod error;
+pub mod groups;
 pub mod migrate;
 pub mod pool;
 pub mod profile_fields;
 pub mod realms;
 pub mod schema;
+pub mod subscriptions;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod url;

@@ -2,9 +2,10 @@
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
-use crate::schema::realms;
+use crate::schema::{realm_permissions, realms};
 use diesel::prelude::*;
 use parley_domain::realm::Realm;
+use std::collections::HashMap;
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = realms)]
@@ -69,6 +70,27 @@ pub fn create(
 pub fn set_name(conn: &mut DbConn, name: &str) -> Result<(), StorageError> {
     diesel::update(realms::table)
         .set(realms::name.eq(name))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Every stored organization permission and limit, by name (values are JSON text).
+pub fn permissions(conn: &mut DbConn) -> Result<HashMap<String, String>, StorageError> {
+    Ok(realm_permissions::table
+        .select((realm_permissions::name, realm_permissions::value))
+        .load::<(String, String)>(conn)?
+        .into_iter()
+        .collect())
+}
+
+/// Stores one organization permission or limit.
+pub fn set_permission(conn: &mut DbConn, name: &str, value: &str) -> Result<(), StorageError> {
+    diesel::delete(realm_permissions::table.find(name)).execute(conn)?;
+    diesel::insert_into(realm_permissions::table)
+        .values((
+            realm_permissions::name.eq(name),
+            realm_permissions::value.eq(value),
+        ))
         .execute(conn)?;
     Ok(())
 }

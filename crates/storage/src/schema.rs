@@ -55,12 +55,102 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    user_groups (id) {
+        id -> BigInt,
+        name -> Text,
+        description -> Text,
+        is_system_group -> Bool,
+        deactivated -> Bool,
+        date_created -> BigInt,
+        creator_id -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    user_group_members (group_id, user_id) {
+        group_id -> BigInt,
+        user_id -> BigInt,
+    }
+}
+
+diesel::table! {
+    user_group_subgroups (group_id, subgroup_id) {
+        group_id -> BigInt,
+        subgroup_id -> BigInt,
+    }
+}
+
+diesel::table! {
+    realm_permissions (name) {
+        name -> Text,
+        value -> Text,
+    }
+}
+
+diesel::table! {
+    channels (id) {
+        id -> BigInt,
+        name -> Text,
+        name_key -> Text,
+        description -> Text,
+        rendered_description -> Text,
+        invite_only -> Bool,
+        is_web_public -> Bool,
+        history_public_to_subscribers -> Bool,
+        message_retention_days -> Nullable<BigInt>,
+        topics_policy -> Text,
+        is_archived -> Bool,
+        date_created -> BigInt,
+        creator_id -> Nullable<BigInt>,
+        first_message_id -> Nullable<BigInt>,
+        folder_id -> Nullable<BigInt>,
+        is_default -> Bool,
+        can_add_subscribers_group -> Text,
+        can_administer_channel_group -> Text,
+        can_delete_any_message_group -> Text,
+        can_delete_own_message_group -> Text,
+        can_move_messages_out_of_channel_group -> Text,
+        can_move_messages_within_channel_group -> Text,
+        can_remove_subscribers_group -> Text,
+        can_send_message_group -> Text,
+        can_subscribe_group -> Text,
+        can_resolve_topics_group -> Text,
+    }
+}
+
+diesel::table! {
+    subscriptions (id) {
+        id -> BigInt,
+        user_id -> BigInt,
+        channel_id -> BigInt,
+        active -> Bool,
+        color -> Text,
+        pin_to_top -> Bool,
+        is_muted -> Bool,
+        desktop_notifications -> Nullable<Bool>,
+        audible_notifications -> Nullable<Bool>,
+        push_notifications -> Nullable<Bool>,
+        email_notifications -> Nullable<Bool>,
+        wildcard_mentions_notify -> Nullable<Bool>,
+    }
+}
+
 diesel::joinable!(custom_profile_field_values -> users (user_id));
 diesel::joinable!(custom_profile_field_values -> custom_profile_fields (field_id));
+
+diesel::joinable!(subscriptions -> channels (channel_id));
+diesel::joinable!(subscriptions -> users (user_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     realms,
     users,
     custom_profile_fields,
     custom_profile_field_values,
+    user_groups,
+    user_group_members,
+    user_group_subgroups,
+    realm_permissions,
+    channels,
+    subscriptions,
 );

@@ -1,0 +1,533 @@
+//! Channels: creating, finding, listing, updating and archiving them.
+
+use crate::context::Context;
+use crate::error::{ActionError, ActionResult};
+use crate::policy::{self, Policy};
+use crate::subscriptions::subscribe_in_transaction;
+use crate::time::now;
+use parley_domain::access::{can_access_channel_metadata, can_administer_channel};
+use parley_domain::channel::{
+    check_channel_description, check_channel_name, Channel, ChannelPermissions, Retention,
+    TopicsPolicy,
+};
+use parley_domain::groups::{GroupSetting, SystemGroup};
+use parley_domain::user::User;
+use parley_domain::{ChannelId, RequestError, UserId};
+use parley_storage::{channels, subscriptions, users, DbConn, StorageError};
+use serde_json::{Map, Value};
+use std::collections::HashSet;
+
+/// What a new channel is created with; `None` fields take their defaults.
+#[derive(Debug, Clone, Default)]
+pub struct NewChannel {
+    /// Name.
+    pub name: String,
+    /// Markdown description.
+    pub description: String,
+    /// Private channel.
+    pub invite_only: bool,
+    /// Web-public channel.
+    pub is_web_public: bool,
+    /// Add to the default channels of new users.
+    pub is_default_stream: bool,
+    /// New subscribers see earlier history; defaults to true for public channels.
+    pub history_public_to_subscribers: Option<bool>,
+    /// Retention policy.
+    pub message_retention_days: Option<Retention>,
+    /// Empty-topic policy.
+    pub topics_policy: Option<TopicsPolicy>,
+    /// Channel folder.
+    pub folder_id: Option<i64>,
+    /// Permissions given explicitly, by API name.
+    pub permissions: Vec<(String, GroupSetting)>,
+}
+
+fn nobody(policy: &Policy) -> GroupSetting {
+    setting_for(policy, SystemGroup::Nobody)
+}
+
+fn setting_for(policy: &Policy, group: SystemGroup) -> GroupSetting {
+    policy
+        .groups
+        .system_id(group)
+        .map(GroupSetting::Group)
+        .unwrap_or(GroupSetting::Anonymous {
+            direct_members: Vec::new(),
+            direct_subgroups: Vec::new(),
+        })
+}
+
+/// The permissions of a new channel before explicit values: the reference server's defaults.
+fn default_permissions(policy: &Policy, creator: Option<UserId>) -> ChannelPermissions {
+    ChannelPermissions {
+        can_add_subscribers_group: nobody(policy),
+        can_administer_channel_group: match creator {
+            Some(id) => GroupSetting::Anonymous {
+                direct_members: vec![id],
+                direct_subgroups: Vec::new(),
+            },
+            None => nobody(policy),
+        },
+        can_delete_any_message_group: nobody(policy),
+        can_delete_own_message_group: nobody(policy),
+        can_move_messages_out_of_channel_group: nobody(policy),
+        can_move_messages_within_channel_group: nobody(policy),
+        can_remove_subscribers_group: setting_for(policy, SystemGroup::Administrators),
+        can_send_message_group: setting_for(policy, SystemGroup::Everyone),
+        can_subscribe_group: nobody(policy),
+        can_resolve_topics_group: nobody(policy),
+    }
+}
+
+/// Checks the creator's permission and the settings, and builds the channel row.
+pub(crate) fn build_channel(
+    conn: &mut DbConn,
+    policy: &Policy,
+    creator: Option<&User>,
+    new: &NewChannel,
+) -> ActionResult<Channel> {
+    let name = check_channel_name(&new.name, "name")?;
+    let description = check_channel_description(&new.description, "description")?;
+    if let Some(creator) = creator {
+        let (setting, what) = if new.is_web_public {
+            (
+                &policy.realm.can_create_web_public_channel_group,
+                "web-public",
+            )
+        } else if new.invite_only {
+            (&policy.realm.can_create_private_channel_group, "private")
+        } else {
+            (&policy.realm.can_create_public_channel_group, "public")
+        };
+        if !policy.groups.setting_contains(setting, creator) {
+            return Err(RequestError::bad_request(format!(
+                "Insufficient permission to create {what} channels"
+            ))
+            .into());
+        }
+        if new.message_retention_days.is_some() && !creator.role.is_owner() {
+            return Err(RequestError::invalid_param(
+                "message_retention_days",
+                "Must be an organization owner",
+            )
+            .into());
+        }
+        if new.is_default_stream && !creator.role.is_admin() {
+            return Err(RequestError::admin_required().into());
+        }
+    }
+    if new.is_web_public {
+        let realm = parley_storage::realms::get(conn)?;
+        if !realm.is_some_and(|r| r.enable_spectator_access) {
+            return Err(RequestError::invalid_param(
+                "is_web_public",
+                "Web-public channels are not enabled.",
+            )
+            .into());
+        }
+    }
+    if new.is_default_stream && new.invite_only {
+        return Err(RequestError::bad_request("A default channel cannot be private.").into());
+    }
+    if new.folder_id.is_some() {
+        return Err(RequestError::invalid_param("folder_id", "Invalid channel folder ID").into());
+    }
+    let mut permissions = default_permissions(policy, creator.map(|c| c.id));
+    for (name, setting) in &new.permissions {
+        policy.groups.check_setting(setting, name)?;
+        check_direct_members(conn, setting, name)?;
+        match permissions.get_mut(name) {
+            Some(slot) => *slot = setting.clone(),
+            None => {
+                return Err(RequestError::bad_request(format!("Invalid permission {name}")).into())
+            }
+        }
+    }
+    let history_public = if new.invite_only {
+        new.history_public_to_subscribers.unwrap_or(false)
+    } else {
+        true
+    };
+    Ok(Channel {
+        id: ChannelId(0),
+        rendered_description: parley_markdown::render(&description),
+        name,
+        description,
+        invite_only: new.invite_only,
+        is_web_public: new.is_web_public,
+        history_public_to_subscribers: history_public,
+        retention: new
+            .message_retention_days
+            .unwrap_or(Retention::RealmDefault),
+        topics_policy: new.topics_policy.unwrap_or(TopicsPolicy::Inherit),
+        is_archived: false,
+        date_created: now(),
+        creator_id: creator.map(|c| c.id),
+        first_message_id: None,
+        folder_id: new.folder_id,
+        is_default: new.is_default_stream,
+        permissions,
+    })
+}
+
+/// Anonymous group settings may name only active users.
+fn check_direct_members(
+    conn: &mut DbConn,
+    setting: &GroupSetting,
+    var_name: &str,
+) -> ActionResult<()> {
+    let ids = setting.direct_members();
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let found = users::by_ids(conn, ids)?;
+    for id in ids {
+        if !found.iter().any(|u| u.id == *id && u.is_active) {
+            return Err(
+                RequestError::invalid_param(var_name, format!("Invalid user ID: {id}")).into(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Inserts a built channel; a taken name is `BAD_REQUEST`.
+pub(crate) fn insert_channel(conn: &mut DbConn, channel: &Channel) -> ActionResult<ChannelId> {
+    match channels::insert(conn, channel) {
+        Err(StorageError::UniqueViolation(_)) => Err(RequestError::bad_request(format!(
+            "Channel '{}' already exists",
+            channel.name
+        ))
+        .into()),
+        other => Ok(other?),
+    }
+}
+
+/// `POST /channels/create`: creates a channel and subscribes `subscribers` (plus nobody else).
+pub async fn create_channel(
+    ctx: &Context,
+    caller: User,
+    new: NewChannel,
+    subscribers: Vec<UserId>,
+) -> ActionResult<ChannelId> {
+    ctx.db
+        .transaction(move |conn| {
+            let policy = policy::load(conn)?;
+            let channel = build_channel(conn, &policy, Some(&caller), &new)?;
+            let id = insert_channel(conn, &channel)?;
+            let targets = active_users(conn, &subscribers, "subscribers")?;
+            subscribe_in_transaction(conn, id, &targets)?;
+            Ok(id)
+        })
+        .await
+}
+
+/// The active users with these IDs, or `BAD_REQUEST` naming the first that is not one.
+pub(crate) fn active_users(
+    conn: &mut DbConn,
+    ids: &[UserId],
+    var_name: &str,
+) -> ActionResult<Vec<User>> {
+    let unique: Vec<UserId> = {
+        let mut seen = HashSet::new();
+        ids.iter().copied().filter(|id| seen.insert(*id)).collect()
+    };
+    let found = users::by_ids(conn, &unique)?;
+    for id in &unique {
+        if !found.iter().any(|u| u.id == *id && u.is_active) {
+            return Err(
+                RequestError::invalid_param(var_name, format!("Invalid user ID {id}")).into(),
+            );
+        }
+    }
+    Ok(found)
+}
+
+/// A channel the user may see, with whether they are subscribed. Channels they may not see fail
+/// exactly like channels that do not exist.
+pub(crate) fn access_channel_by_id(
+    conn: &mut DbConn,
+    policy: &Policy,
+    user: &User,
+    id: ChannelId,
+) -> ActionResult<(Channel, bool)> {
+    let invalid = || ActionError::from(RequestError::bad_request("Invalid channel ID"));
+    let channel = channels::by_id(conn, id)?.ok_or_else(invalid)?;
+    let subscribed = subscriptions::is_subscribed(conn, user.id, id)?;
+    if can_access_channel_metadata(user, &channel, subscribed, &policy.groups) {
+        Ok((channel, subscribed))
+    } else {
+        Err(invalid())
+    }
+}
+
+/// Like [`access_channel_by_id`], by name; the error is `STREAM_DOES_NOT_EXIST`-free
+/// ("Invalid channel name") as the reference answers lookups.
+pub(crate) fn access_channel_by_name(
+    conn: &mut DbConn,
+    policy: &Policy,
+    user: &User,
+    name: &str,
+) -> ActionResult<Option<(Channel, bool)>> {
+    let Some(channel) = channels::by_name(conn, name)? else {
+        return Ok(None);
+    };
+    let subscribed = subscriptions::is_subscribed(conn, user.id, channel.id)?;
+    Ok(
+        can_access_channel_metadata(user, &channel, subscribed, &policy.groups)
+            .then_some((channel, subscribed)),
+    )
+}
+
+/// `GET /get_stream_id`.
+pub async fn get_channel_id(ctx: &Context, user: User, name: String) -> ActionResult<ChannelId> {
+    ctx.db
+        .run(move |conn| {
+            let policy = policy::load(conn)?;
+            match access_channel_by_name(conn, &policy, &user, &name)? {
+                Some((channel, _)) => Ok(channel.id),
+                None => {
+                    Err(RequestError::bad_request(format!("Invalid channel name '{name}'")).into())
+                }
+            }
+        })
+        .await
+}
+
+/// Which channels `GET /streams` lists.
+#[derive(Debug, Clone, Copy)]
+pub struct ChannelFilter {
+    /// Public channels.
+    pub include_public: bool,
+    /// Web-public channels.
+    pub include_web_public: bool,
+    /// Channels the user is subscribed to.
+    pub include_subscribed: bool,
+    /// Every channel (administrators only).
+    pub include_all: bool,
+    /// Default channels.
+    pub include_default: bool,
+    /// Leave archived channels out.
+    pub exclude_archived: bool,
+}
+
+/// `GET /streams`: the channels the filter selects among those the user may see.
+pub async fn list_channels(
+    ctx: &Context,
+    user: User,
+    filter: ChannelFilter,
+) -> ActionResult<Vec<Map<String, Value>>> {
+    if filter.include_all && !user.role.is_admin() {
+        return Err(RequestError::bad_request("User not authorized for this query").into());
+    }
+    ctx.db
+        .run(move |conn| {
+            let policy = policy::load(conn)?;
+            let subscribed: HashSet<ChannelId> = subscriptions::of_user(conn, user.id)?
+                .into_iter()
+                .filter(|s| s.active)
+                .map(|s| s.channel_id)
+                .collect();
+            let counts = subscriptions::all_subscribers(conn)?;
+            let mut out = Vec::new();
+            for channel in channels::all(conn)? {
+                if filter.exclude_archived && channel.is_archived {
+                    continue;
+                }
+                let is_sub = subscribed.contains(&channel.id);
+                if !can_access_channel_metadata(&user, &channel, is_sub, &policy.groups) {
+                    continue;
+                }
+                let wanted = filter.include_all
+                    || (filter.include_public && channel.is_public() && !user.role.is_guest())
+                    || (filter.include_web_public && channel.is_web_public)
+                    || (filter.include_subscribed && is_sub)
+                    || (filter.include_default && channel.is_default);
+                if wanted {
+                    let count = counts.get(&channel.id).map_or(0, |v| v.len() as i64);
+                    out.push(channel.api_fields(count));
+                }
+            }
+            Ok(out)
+        })
+        .await
+}
+
+/// `GET /streams/{stream_id}`.
+pub async fn get_channel(
+    ctx: &Context,
+    user: User,
+    id: ChannelId,
+) -> ActionResult<Map<String, Value>> {
+    ctx.db
+        .run(move |conn| {
+            let policy = policy::load(conn)?;
+            let (channel, _) = access_channel_by_id(conn, &policy, &user, id)?;
+            let count = subscriptions::subscribers(conn, id)?.len() as i64;
+            Ok(channel.api_fields(count))
+        })
+        .await
+}
+
+/// `GET /streams/{stream_id}/members`: subscribers, for users who may see the channel's content.
+pub async fn channel_members(
+    ctx: &Context,
+    user: User,
+    id: ChannelId,
+) -> ActionResult<Vec<UserId>> {
+    ctx.db
+        .run(move |conn| {
+            let policy = policy::load(conn)?;
+            let (channel, subscribed) = access_channel_by_id(conn, &policy, &user, id)?;
+            if !subscribed && channel.invite_only && !user.role.is_admin() {
+                return Err(RequestError::bad_request("Invalid channel ID").into());
+            }
+            Ok(subscriptions::subscribers(conn, id)?)
+        })
+        .await
+}
+
+/// Changes to a channel (`PATCH /streams/{stream_id}`); `None` leaves a field alone.
+#[derive(Debug, Clone, Default)]
+pub struct ChannelUpdate {
+    /// New name.
+    pub new_name: Option<String>,
+    /// New Markdown description.
+    pub description: Option<String>,
+    /// New privacy.
+    pub is_private: Option<bool>,
+    /// New web-public state.
+    pub is_web_public: Option<bool>,
+    /// New history setting.
+    pub history_public_to_subscribers: Option<bool>,
+    /// New default-channel state.
+    pub is_default_stream: Option<bool>,
+    /// New retention.
+    pub message_retention_days: Option<Retention>,
+    /// New empty-topic policy.
+    pub topics_policy: Option<TopicsPolicy>,
+    /// New permissions by API name.
+    pub permissions: Vec<(String, GroupSetting)>,
+}
+
+/// `PATCH /streams/{stream_id}`: channel administrators change its settings.
+pub async fn update_channel(
+    ctx: &Context,
+    user: User,
+    id: ChannelId,
+    update: ChannelUpdate,
+) -> ActionResult<()> {
+    ctx.db
+        .transaction(move |conn| {
+            let policy = policy::load(conn)?;
+            let (mut channel, _) = access_channel_by_id(conn, &policy, &user, id)?;
+            if !can_administer_channel(&user, &channel, &policy.groups) {
+                return Err(RequestError::insufficient_permission().into());
+            }
+            if let Some(name) = &update.new_name {
+                let name = check_channel_name(name, "new_name")?;
+                if let Some(other) = channels::by_name(conn, &name)? {
+                    if other.id != channel.id {
+                        return Err(RequestError::bad_request(format!(
+                            "Channel '{name}' already exists"
+                        ))
+                        .into());
+                    }
+                }
+                channel.name = name;
+            }
+            if let Some(description) = &update.description {
+                channel.description = check_channel_description(description, "description")?;
+                channel.rendered_description = parley_markdown::render(&channel.description);
+            }
+            if let Some(private) = update.is_private {
+                if private && channel.is_default {
+                    return Err(
+                        RequestError::bad_request("A default channel cannot be private.").into(),
+                    );
+                }
+                channel.invite_only = private;
+                if !private {
+                    channel.history_public_to_subscribers = true;
+                }
+            }
+            if let Some(web_public) = update.is_web_public {
+                if web_public {
+                    let enabled = parley_storage::realms::get(conn)?
+                        .is_some_and(|r| r.enable_spectator_access);
+                    if !enabled
+                        || !policy.groups.setting_contains(
+                            &policy.realm.can_create_web_public_channel_group,
+                            &user,
+                        )
+                    {
+                        return Err(RequestError::invalid_param(
+                            "is_web_public",
+                            "Web-public channels are not enabled.",
+                        )
+                        .into());
+                    }
+                }
+                channel.is_web_public = web_public;
+            }
+            if let Some(history) = update.history_public_to_subscribers {
+                if channel.invite_only {
+                    channel.history_public_to_subscribers = history;
+                }
+            }
+            if let Some(default) = update.is_default_stream {
+                if !user.role.is_admin() {
+                    return Err(RequestError::admin_required().into());
+                }
+                if default && channel.invite_only {
+                    return Err(
+                        RequestError::bad_request("A default channel cannot be private.").into(),
+                    );
+                }
+                channel.is_default = default;
+            }
+            if let Some(retention) = update.message_retention_days {
+                if !user.role.is_owner() {
+                    return Err(RequestError::invalid_param(
+                        "message_retention_days",
+                        "Must be an organization owner",
+                    )
+                    .into());
+                }
+                channel.retention = retention;
+            }
+            if let Some(topics_policy) = update.topics_policy {
+                channel.topics_policy = topics_policy;
+            }
+            for (name, setting) in &update.permissions {
+                policy.groups.check_setting(setting, name)?;
+                check_direct_members(conn, setting, name)?;
+                if let Some(slot) = channel.permissions.get_mut(name) {
+                    *slot = setting.clone();
+                }
+            }
+            channels::update(conn, &channel)?;
+            Ok(())
+        })
+        .await
+}
+
+/// `DELETE /streams/{stream_id}`: archives the channel; its messages stay, nobody can post.
+pub async fn archive_channel(ctx: &Context, user: User, id: ChannelId) -> ActionResult<()> {
+    ctx.db
+        .transaction(move |conn| {
+            let policy = policy::load(conn)?;
+            let (mut channel, _) = access_channel_by_id(conn, &policy, &user, id)?;
+            if !can_administer_channel(&user, &channel, &policy.groups) {
+                return Err(RequestError::insufficient_permission().into());
+            }
+            if channel.is_archived {
+                return Err(RequestError::bad_request("Channel is already deactivated").into());
+            }
+            channel.is_archived = true;
+            channel.is_default = false;
+            channels::update(conn, &channel)?;
+            Ok(())
+        })
+        .await
+}

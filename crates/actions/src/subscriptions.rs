@@ -1,0 +1,448 @@
+//! Subscriptions: joining and leaving channels (oneself or others), listing them, and their
+//! per-user settings.
+
+use crate::channels::{
+    access_channel_by_id, access_channel_by_name, build_channel, insert_channel, NewChannel,
+};
+use crate::context::Context;
+use crate::error::{ActionError, ActionResult};
+use crate::policy::{self, Policy};
+use parley_domain::access::{
+    can_access_channel_content, can_administer_channel, can_subscribe_self,
+};
+use parley_domain::channel::{Channel, SubscriptionSettings, SUBSCRIPTION_COLORS};
+use parley_domain::user::User;
+use parley_domain::{ChannelId, RequestError, UserId};
+use parley_storage::{channels, subscriptions, users, DbConn};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap};
+
+/// Subscribes users inside an existing transaction; new rows get the next palette color of each
+/// user. Returns who was newly subscribed.
+pub(crate) fn subscribe_in_transaction(
+    conn: &mut DbConn,
+    channel: ChannelId,
+    users: &[User],
+) -> ActionResult<Vec<UserId>> {
+    let ids: Vec<UserId> = users.iter().map(|u| u.id).collect();
+    let mut counts = HashMap::new();
+    for id in &ids {
+        counts.insert(*id, subscriptions::count_of_user(conn, *id)?);
+    }
+    let color_for = |user: UserId| {
+        let n = counts.get(&user).copied().unwrap_or(0) as usize;
+        SUBSCRIPTION_COLORS[n % SUBSCRIPTION_COLORS.len()].to_owned()
+    };
+    Ok(subscriptions::subscribe(conn, channel, &ids, &color_for)?)
+}
+
+/// Who a `principals` entry names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Principal {
+    /// By user ID.
+    Id(UserId),
+    /// By email address.
+    Email(String),
+}
+
+fn resolve_principals(
+    ctx: &Context,
+    conn: &mut DbConn,
+    principals: &[Principal],
+) -> ActionResult<Vec<User>> {
+    let mut out = Vec::new();
+    for principal in principals {
+        let user = match principal {
+            Principal::Id(id) => users::by_id(conn, *id)?,
+            Principal::Email(email) => {
+                crate::auth::user_by_any_email(conn, email, &ctx.realm.host)?.map(|(u, _)| u)
+            }
+        };
+        match user {
+            Some(user) if user.is_active => {
+                if !out.iter().any(|u: &User| u.id == user.id) {
+                    out.push(user);
+                }
+            }
+            _ => {
+                let shown = match principal {
+                    Principal::Id(id) => id.to_string(),
+                    Principal::Email(email) => email.clone(),
+                };
+                return Err(RequestError::invalid_param(
+                    "principals",
+                    format!("No such user: {shown}"),
+                )
+                .into());
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One channel of a subscribe request.
+#[derive(Debug, Clone)]
+pub struct ChannelRequest {
+    /// Name; created when missing.
+    pub name: String,
+    /// Description used when the channel is created.
+    pub description: Option<String>,
+}
+
+/// `POST /users/me/subscriptions`.
+#[derive(Debug, Clone)]
+pub struct SubscribeRequest {
+    /// Channels by name.
+    pub channels: Vec<ChannelRequest>,
+    /// Users to subscribe; the caller when None.
+    pub principals: Option<Vec<Principal>>,
+    /// Fail on the first channel the caller may not join, rather than listing it.
+    pub authorization_errors_fatal: bool,
+    /// Settings for channels this request creates.
+    pub template: NewChannel,
+}
+
+/// The answer of `POST /users/me/subscriptions`.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct SubscribeResult {
+    /// Newly subscribed channel names, by user ID.
+    pub subscribed: BTreeMap<String, Vec<String>>,
+    /// Channel names each user was subscribed to already, by user ID.
+    pub already_subscribed: BTreeMap<String, Vec<String>>,
+    /// Channels the caller may not join (only when errors are not fatal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unauthorized: Option<Vec<String>>,
+}
+
+fn may_add_others(policy: &Policy, caller: &User, channel: &Channel) -> bool {
+    if caller.role.is_guest() {
+        return false;
+    }
+    caller.role.is_admin()
+        || can_administer_channel(caller, channel, &policy.groups)
+        || policy
+            .groups
+            .setting_contains(&policy.realm.can_add_subscribers_group, caller)
+        || policy
+            .groups
+            .setting_contains(&channel.permissions.can_add_subscribers_group, caller)
+}
+
+/// `POST /users/me/subscriptions`: subscribes the caller (or `principals`) to channels, creating
+/// the missing ones as the caller, in one transaction.
+pub async fn subscribe(
+    ctx: &Context,
+    caller: User,
+    request: SubscribeRequest,
+) -> ActionResult<SubscribeResult> {
+    let ctx2 = ctx.clone();
+    ctx.db
+        .transaction(move |conn| {
+            let policy = policy::load(conn)?;
+            let targets = match &request.principals {
+                Some(principals) => resolve_principals(&ctx2, conn, principals)?,
+                None => vec![caller.clone()],
+            };
+            let others = targets.iter().any(|u| u.id != caller.id);
+            let mut result = SubscribeResult::default();
+            let mut unauthorized = Vec::new();
+            for wanted in &request.channels {
+                let channel = match access_channel_by_name(conn, &policy, &caller, &wanted.name)? {
+                    Some((channel, subscribed)) => {
+                        let allowed = if others {
+                            may_add_others(&policy, &caller, &channel)
+                                && (subscribed
+                                    || can_access_channel_content(
+                                        &caller,
+                                        &channel,
+                                        subscribed,
+                                        &policy.groups,
+                                    ))
+                        } else {
+                            subscribed || can_subscribe_self(&caller, &channel, &policy.groups)
+                        };
+                        if !allowed || channel.is_archived {
+                            if request.authorization_errors_fatal {
+                                return Err(RequestError::bad_request(format!(
+                                    "Unable to access channel ({}).",
+                                    channel.name
+                                ))
+                                .into());
+                            }
+                            unauthorized.push(channel.name.clone());
+                            continue;
+                        }
+                        channel
+                    }
+                    None if channels::by_name(conn, &wanted.name)?.is_some() => {
+                        // A private channel the caller may not see: refuse without revealing it.
+                        if request.authorization_errors_fatal {
+                            return Err(RequestError::bad_request(format!(
+                                "Unable to access channel ({}).",
+                                wanted.name.trim()
+                            ))
+                            .into());
+                        }
+                        unauthorized.push(wanted.name.trim().to_owned());
+                        continue;
+                    }
+                    None => {
+                        let mut new = request.template.clone();
+                        new.name = wanted.name.clone();
+                        new.description = wanted.description.clone().unwrap_or_default();
+                        let mut channel = build_channel(conn, &policy, Some(&caller), &new)?;
+                        channel.id = insert_channel(conn, &channel)?;
+                        channel
+                    }
+                };
+                let added = subscribe_in_transaction(conn, channel.id, &targets)?;
+                for user in &targets {
+                    let bucket = if added.contains(&user.id) {
+                        &mut result.subscribed
+                    } else {
+                        &mut result.already_subscribed
+                    };
+                    bucket
+                        .entry(user.id.to_string())
+                        .or_default()
+                        .push(channel.name.clone());
+                }
+            }
+            if !request.authorization_errors_fatal {
+                result.unauthorized = Some(unauthorized);
+            }
+            Ok(result)
+        })
+        .await
+}
+
+/// The answer of `DELETE /users/me/subscriptions`.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct UnsubscribeResult {
+    /// Channels left.
+    pub removed: Vec<String>,
+    /// Channels the users were not subscribed to.
+    pub not_removed: Vec<String>,
+}
+
+/// `DELETE /users/me/subscriptions`: unsubscribes the caller (or `principals`, which needs
+/// `can_remove_subscribers_group` or administering the channel).
+pub async fn unsubscribe(
+    ctx: &Context,
+    caller: User,
+    names: Vec<String>,
+    principals: Option<Vec<Principal>>,
+) -> ActionResult<UnsubscribeResult> {
+    let ctx2 = ctx.clone();
+    ctx.db
+        .transaction(move |conn| {
+            let policy = policy::load(conn)?;
+            let targets = match &principals {
+                Some(principals) => resolve_principals(&ctx2, conn, principals)?,
+                None => vec![caller.clone()],
+            };
+            let others = targets.iter().any(|u| u.id != caller.id);
+            let mut result = UnsubscribeResult::default();
+            for name in &names {
+                let Some((channel, _)) = access_channel_by_name(conn, &policy, &caller, name)?
+                else {
+                    return Err(RequestError::bad_request(format!(
+                        "Channel(s) ({}) do not exist",
+                        name.trim()
+                    ))
+                    .into());
+                };
+                if others
+                    && !caller.role.is_admin()
+                    && !can_administer_channel(&caller, &channel, &policy.groups)
+                    && !policy.groups.setting_contains(
+                        &channel.permissions.can_remove_subscribers_group,
+                        &caller,
+                    )
+                {
+                    return Err(RequestError::insufficient_permission().into());
+                }
+                let ids: Vec<UserId> = targets.iter().map(|u| u.id).collect();
+                let removed = subscriptions::unsubscribe(conn, channel.id, &ids)?;
+                if removed.is_empty() {
+                    result.not_removed.push(channel.name.clone());
+                } else {
+                    result.removed.push(channel.name.clone());
+                }
+            }
+            Ok(result)
+        })
+        .await
+}
+
+/// `GET /users/me/subscriptions`: the caller's channels with their settings (and subscribers).
+pub async fn list_subscriptions(
+    ctx: &Context,
+    user: User,
+    include_subscribers: bool,
+) -> ActionResult<Vec<Map<String, Value>>> {
+    ctx.db
+        .run(move |conn| {
+            let rows: Vec<_> = subscriptions::of_user(conn, user.id)?
+                .into_iter()
+                .filter(|s| s.active)
+                .collect();
+            let ids: Vec<ChannelId> = rows.iter().map(|s| s.channel_id).collect();
+            let channels: HashMap<ChannelId, Channel> = channels::by_ids(conn, &ids)?
+                .into_iter()
+                .map(|c| (c.id, c))
+                .collect();
+            let all = subscriptions::all_subscribers(conn)?;
+            let mut out = Vec::new();
+            for row in rows {
+                let Some(channel) = channels.get(&row.channel_id) else {
+                    continue;
+                };
+                if channel.is_archived {
+                    continue;
+                }
+                let subscribers = all.get(&channel.id).cloned().unwrap_or_default();
+                out.push(subscription_object(
+                    channel,
+                    &row.settings,
+                    &subscribers,
+                    include_subscribers,
+                ));
+            }
+            Ok(out)
+        })
+        .await
+}
+
+/// A subscription as the API shows it: the channel's fields and the user's settings.
+pub fn subscription_object(
+    channel: &Channel,
+    settings: &SubscriptionSettings,
+    subscribers: &[UserId],
+    include_subscribers: bool,
+) -> Map<String, Value> {
+    let mut fields = channel.api_fields(subscribers.len() as i64);
+    if let Ok(Value::Object(settings)) = serde_json::to_value(settings) {
+        fields.extend(settings);
+    }
+    fields.insert("in_home_view".into(), (!settings.is_muted).into());
+    if include_subscribers {
+        fields.insert(
+            "subscribers".into(),
+            subscribers.iter().map(|u| u.0).collect::<Vec<_>>().into(),
+        );
+    }
+    fields
+}
+
+/// One change of `PATCH /users/me/subscriptions/properties`.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct PropertyChange {
+    /// Channel.
+    pub stream_id: ChannelId,
+    /// Setting name.
+    pub property: String,
+    /// New value.
+    pub value: Value,
+}
+
+fn apply_property(
+    settings: &mut SubscriptionSettings,
+    change: &PropertyChange,
+) -> Result<(), RequestError> {
+    let name = change.property.as_str();
+    let bad =
+        || RequestError::invalid_param("subscription_data", format!("Invalid value for {name}"));
+    let flag = |value: &Value| value.as_bool().ok_or_else(bad);
+    let nullable = |value: &Value| match value {
+        Value::Null => Ok(None),
+        Value::Bool(b) => Ok(Some(*b)),
+        _ => Err(bad()),
+    };
+    match name {
+        "color" => {
+            let color = change.value.as_str().ok_or_else(bad)?;
+            let valid = color.len() == 7
+                && color.starts_with('#')
+                && color[1..].chars().all(|c| c.is_ascii_hexdigit());
+            if !valid {
+                return Err(RequestError::invalid_param(
+                    "subscription_data",
+                    format!("color is not a valid hex color code: {color}"),
+                ));
+            }
+            settings.color = color.to_lowercase();
+        }
+        "is_muted" => settings.is_muted = flag(&change.value)?,
+        "in_home_view" => settings.is_muted = !flag(&change.value)?,
+        "pin_to_top" => settings.pin_to_top = flag(&change.value)?,
+        "desktop_notifications" => settings.desktop_notifications = nullable(&change.value)?,
+        "audible_notifications" => settings.audible_notifications = nullable(&change.value)?,
+        "push_notifications" => settings.push_notifications = nullable(&change.value)?,
+        "email_notifications" => settings.email_notifications = nullable(&change.value)?,
+        "wildcard_mentions_notify" => settings.wildcard_mentions_notify = nullable(&change.value)?,
+        other => {
+            return Err(RequestError::invalid_param(
+                "subscription_data",
+                format!("Unknown subscription property: {other}"),
+            ))
+        }
+    }
+    Ok(())
+}
+
+/// `PATCH /users/me/subscriptions/properties`: changes the caller's settings of channels they are
+/// subscribed to, all or nothing.
+pub async fn update_properties(
+    ctx: &Context,
+    user: User,
+    changes: Vec<PropertyChange>,
+) -> ActionResult<()> {
+    ctx.db
+        .transaction(move |conn| {
+            for change in &changes {
+                let Some(mut row) =
+                    subscriptions::get(conn, user.id, change.stream_id)?.filter(|s| s.active)
+                else {
+                    return Err(RequestError::bad_request(format!(
+                        "Not subscribed to channel ID {}",
+                        change.stream_id
+                    ))
+                    .into());
+                };
+                apply_property(&mut row.settings, change)?;
+                subscriptions::set_settings(conn, user.id, change.stream_id, &row.settings)?;
+            }
+            Ok::<_, ActionError>(())
+        })
+        .await
+}
+
+/// `GET /users/{user_id}/subscriptions/{stream_id}`: whether a user is subscribed, for callers
+/// who may see the channel.
+pub async fn subscription_status(
+    ctx: &Context,
+    caller: User,
+    target: UserId,
+    channel: ChannelId,
+) -> ActionResult<bool> {
+    ctx.db
+        .run(move |conn| {
+            let policy = policy::load(conn)?;
+            users::by_id(conn, target)?.ok_or_else(|| RequestError::bad_request("No such user"))?;
+            access_channel_by_id(conn, &policy, &caller, channel)?;
+            Ok(subscriptions::is_subscribed(conn, target, channel)?)
+        })
+        .await
+}
+
+/// Subscribes a new user to the default channels.
+pub(crate) fn subscribe_to_defaults(conn: &mut DbConn, user: &User) -> ActionResult<()> {
+    for channel in channels::all(conn)?
+        .into_iter()
+        .filter(|c| c.is_default && !c.is_archived)
+    {
+        subscribe_in_transaction(conn, channel.id, std::slice::from_ref(user))?;
+    }
+    Ok(())
+}
