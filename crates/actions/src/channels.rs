@@ -12,7 +12,7 @@ use parley_domain::channel::{
 };
 use parley_domain::groups::{GroupSetting, SystemGroup};
 use parley_domain::user::User;
-use parley_domain::{ChannelId, RequestError, UserId};
+use parley_domain::{ChannelId, ErrorCode, RequestError, UserId};
 use parley_storage::{channels, subscriptions, users, DbConn, StorageError};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
@@ -88,7 +88,13 @@ pub(crate) fn build_channel(
 ) -> ActionResult<Channel> {
     let name = check_channel_name(&new.name, "name")?;
     let description = check_channel_description(&new.description, "description")?;
+    if !new.invite_only && new.history_public_to_subscribers == Some(false) {
+        return Err(RequestError::bad_request("Invalid parameters").into());
+    }
     if let Some(creator) = creator {
+        if creator.role.is_guest() {
+            return Err(RequestError::guests_not_allowed().into());
+        }
         let (setting, what) = if new.is_web_public {
             (
                 &policy.realm.can_create_web_public_channel_group,
@@ -100,10 +106,8 @@ pub(crate) fn build_channel(
             (&policy.realm.can_create_public_channel_group, "public")
         };
         if !policy.groups.setting_contains(setting, creator) {
-            return Err(RequestError::bad_request(format!(
-                "Insufficient permission to create {what} channels"
-            ))
-            .into());
+            tracing::debug!(what, "may not create channels of this kind");
+            return Err(RequestError::insufficient_permission().into());
         }
         if new.message_retention_days.is_some() && !creator.role.is_owner() {
             return Err(RequestError::invalid_param(
@@ -113,7 +117,7 @@ pub(crate) fn build_channel(
             .into());
         }
         if new.is_default_stream && !creator.role.is_admin() {
-            return Err(RequestError::admin_required().into());
+            return Err(RequestError::insufficient_permission().into());
         }
     }
     if new.is_web_public {
@@ -194,13 +198,18 @@ fn check_direct_members(
 /// Inserts a built channel; a taken name is `BAD_REQUEST`.
 pub(crate) fn insert_channel(conn: &mut DbConn, channel: &Channel) -> ActionResult<ChannelId> {
     match channels::insert(conn, channel) {
-        Err(StorageError::UniqueViolation(_)) => Err(RequestError::bad_request(format!(
-            "Channel '{}' already exists",
-            channel.name
-        ))
-        .into()),
+        Err(StorageError::UniqueViolation(_)) => Err(channel_exists(&channel.name).into()),
         other => Ok(other?),
     }
+}
+
+/// `CHANNEL_ALREADY_EXISTS` (409) naming the channel.
+fn channel_exists(name: &str) -> RequestError {
+    RequestError::new(
+        ErrorCode::ChannelAlreadyExists,
+        format!("Channel '{name}' already exists"),
+    )
+    .with("channel_name", name)
 }
 
 /// `POST /channels/create`: creates a channel and subscribes `subscribers` (plus nobody else).
@@ -317,9 +326,6 @@ pub async fn list_channels(
     user: User,
     filter: ChannelFilter,
 ) -> ActionResult<Vec<Map<String, Value>>> {
-    if filter.include_all && !user.role.is_admin() {
-        return Err(RequestError::bad_request("User not authorized for this query").into());
-    }
     ctx.db
         .run(move |conn| {
             let policy = policy::load(conn)?;
@@ -338,6 +344,7 @@ pub async fn list_channels(
                 if !can_access_channel_metadata(&user, &channel, is_sub, &policy.groups) {
                     continue;
                 }
+                // include_all: every channel the caller may see (checked above).
                 let wanted = filter.include_all
                     || (filter.include_public && channel.is_public() && !user.role.is_guest())
                     || (filter.include_web_public && channel.is_web_public)
@@ -345,10 +352,15 @@ pub async fn list_channels(
                     || (filter.include_default && channel.is_default);
                 if wanted {
                     let count = counts.get(&channel.id).map_or(0, |v| v.len() as i64);
-                    out.push(channel.api_fields(count));
+                    let mut fields = channel.api_fields(count);
+                    if filter.include_default {
+                        fields.insert("is_default".into(), channel.is_default.into());
+                    }
+                    out.push((channel.name.to_lowercase(), fields));
                 }
             }
-            Ok(out)
+            out.sort_by(|a, b| a.0.cmp(&b.0));
+            Ok(out.into_iter().map(|(_, fields)| fields).collect())
         })
         .await
 }
@@ -379,8 +391,14 @@ pub async fn channel_members(
         .run(move |conn| {
             let policy = policy::load(conn)?;
             let (channel, subscribed) = access_channel_by_id(conn, &policy, &user, id)?;
-            if !subscribed && channel.invite_only && !user.role.is_admin() {
-                return Err(RequestError::bad_request("Invalid channel ID").into());
+            if !subscribed
+                && channel.invite_only
+                && !can_administer_channel(&user, &channel, &policy.groups)
+            {
+                return Err(RequestError::bad_request(
+                    "Unable to retrieve subscribers for private channel",
+                )
+                .into());
             }
             Ok(subscriptions::subscribers(conn, id)?)
         })
@@ -406,8 +424,8 @@ pub struct ChannelUpdate {
     pub message_retention_days: Option<Retention>,
     /// New empty-topic policy.
     pub topics_policy: Option<TopicsPolicy>,
-    /// New permissions by API name.
-    pub permissions: Vec<(String, GroupSetting)>,
+    /// New permissions by API name, each with the value the client expects to replace.
+    pub permissions: Vec<(String, GroupSetting, Option<GroupSetting>)>,
 }
 
 /// `PATCH /streams/{stream_id}`: channel administrators change its settings.
@@ -422,16 +440,16 @@ pub async fn update_channel(
             let policy = policy::load(conn)?;
             let (mut channel, _) = access_channel_by_id(conn, &policy, &user, id)?;
             if !can_administer_channel(&user, &channel, &policy.groups) {
-                return Err(RequestError::insufficient_permission().into());
+                return Err(not_administrator().into());
             }
             if let Some(name) = &update.new_name {
                 let name = check_channel_name(name, "new_name")?;
+                if name == channel.name {
+                    return Err(RequestError::bad_request("Channel already has that name.").into());
+                }
                 if let Some(other) = channels::by_name(conn, &name)? {
                     if other.id != channel.id {
-                        return Err(RequestError::bad_request(format!(
-                            "Channel '{name}' already exists"
-                        ))
-                        .into());
+                        return Err(channel_exists(&name).into());
                     }
                 }
                 channel.name = name;
@@ -477,7 +495,10 @@ pub async fn update_channel(
             }
             if let Some(default) = update.is_default_stream {
                 if !user.role.is_admin() {
-                    return Err(RequestError::admin_required().into());
+                    return Err(RequestError::bad_request(
+                        "You do not have permission to change default channels.",
+                    )
+                    .into());
                 }
                 if default && channel.invite_only {
                     return Err(
@@ -499,10 +520,18 @@ pub async fn update_channel(
             if let Some(topics_policy) = update.topics_policy {
                 channel.topics_policy = topics_policy;
             }
-            for (name, setting) in &update.permissions {
+            for (name, setting, expected) in &update.permissions {
                 policy.groups.check_setting(setting, name)?;
                 check_direct_members(conn, setting, name)?;
                 if let Some(slot) = channel.permissions.get_mut(name) {
+                    if expected.as_ref().is_some_and(|old| old != slot) {
+                        return Err(RequestError::new(
+                            ErrorCode::ExpectationMismatch,
+                            "'old' value does not match the expected value.",
+                        )
+                        .with("field_name", "old")
+                        .into());
+                    }
                     *slot = setting.clone();
                 }
             }
@@ -512,6 +541,10 @@ pub async fn update_channel(
         .await
 }
 
+fn not_administrator() -> RequestError {
+    RequestError::bad_request("You do not have permission to administer this channel.")
+}
+
 /// `DELETE /streams/{stream_id}`: archives the channel; its messages stay, nobody can post.
 pub async fn archive_channel(ctx: &Context, user: User, id: ChannelId) -> ActionResult<()> {
     ctx.db
@@ -519,7 +552,7 @@ pub async fn archive_channel(ctx: &Context, user: User, id: ChannelId) -> Action
             let policy = policy::load(conn)?;
             let (mut channel, _) = access_channel_by_id(conn, &policy, &user, id)?;
             if !can_administer_channel(&user, &channel, &policy.groups) {
-                return Err(RequestError::insufficient_permission().into());
+                return Err(not_administrator().into());
             }
             if channel.is_archived {
                 return Err(RequestError::bad_request("Channel is already deactivated").into());

@@ -138,6 +138,9 @@ pub async fn subscribe(
     let ctx2 = ctx.clone();
     ctx.db
         .transaction(move |conn| {
+            if caller.role.is_guest() {
+                return Err(RequestError::guests_not_allowed().into());
+            }
             let policy = policy::load(conn)?;
             let targets = match &request.principals {
                 Some(principals) => resolve_principals(&ctx2, conn, principals)?,
@@ -242,16 +245,23 @@ pub async fn unsubscribe(
                 None => vec![caller.clone()],
             };
             let others = targets.iter().any(|u| u.id != caller.id);
-            let mut result = UnsubscribeResult::default();
+            let mut found = Vec::new();
+            let mut missing = Vec::new();
             for name in &names {
-                let Some((channel, _)) = access_channel_by_name(conn, &policy, &caller, name)?
-                else {
-                    return Err(RequestError::bad_request(format!(
-                        "Channel(s) ({}) do not exist",
-                        name.trim()
-                    ))
-                    .into());
-                };
+                match access_channel_by_name(conn, &policy, &caller, name)? {
+                    Some((channel, _)) => found.push(channel),
+                    None => missing.push(name.trim().to_owned()),
+                }
+            }
+            if !missing.is_empty() {
+                return Err(RequestError::bad_request(format!(
+                    "Channel(s) ({}) do not exist",
+                    missing.join(", ")
+                ))
+                .into());
+            }
+            let mut result = UnsubscribeResult::default();
+            for channel in found {
                 if others
                     && !caller.role.is_admin()
                     && !can_administer_channel(&caller, &channel, &policy.groups)

@@ -249,7 +249,7 @@ impl Channel {
         put("folder_id", self.folder_id.into());
         put("topics_policy", self.topics_policy.name().into());
         put("is_archived", self.is_archived.into());
-        put("is_default", self.is_default.into());
+        put("is_recently_active", true.into());
         put("stream_weekly_traffic", Value::Null);
         put("subscriber_count", subscriber_count.into());
         for (name, setting) in ChannelPermissions::NAMES

@@ -41,6 +41,10 @@ pub enum ErrorCode {
     PushServiceNotConfigured,
     /// An invalid narrow in a message query.
     BadNarrow,
+    /// Creating or renaming a channel to a name that is taken.
+    ChannelAlreadyExists,
+    /// An expected old value (`old`, `prev_content_sha256`) does not match.
+    ExpectationMismatch,
     /// An unexpected failure on the server's side.
     InternalServerError,
 }
@@ -66,6 +70,8 @@ impl ErrorCode {
             ErrorCode::BadEventQueueId => "BAD_EVENT_QUEUE_ID",
             ErrorCode::PushServiceNotConfigured => "PUSH_SERVICE_NOT_CONFIGURED",
             ErrorCode::BadNarrow => "BAD_NARROW",
+            ErrorCode::ChannelAlreadyExists => "CHANNEL_ALREADY_EXISTS",
+            ErrorCode::ExpectationMismatch => "EXPECTATION_MISMATCH",
             ErrorCode::InternalServerError => "INTERNAL_SERVER_ERROR",
         }
     }
@@ -79,6 +85,7 @@ impl ErrorCode {
             | ErrorCode::UserDeactivated
             | ErrorCode::RealmDeactivated => 401,
             ErrorCode::RateLimitHit => 429,
+            ErrorCode::ChannelAlreadyExists => 409,
             ErrorCode::InternalServerError => 500,
             _ => 400,
         }
@@ -142,6 +149,11 @@ impl RequestError {
             ErrorCode::UnauthorizedPrincipal,
             "Must be an organization administrator",
         )
+    }
+
+    /// "Not allowed for guest users".
+    pub fn guests_not_allowed() -> Self {
+        RequestError::bad_request("Not allowed for guest users")
     }
 
     /// "Insufficient permission", the reference server's generic permission error.

@@ -1,8 +1,10 @@
 //! The route table: every endpoint under `/api/v1`, each with the methods it serves. Handlers
 //! parse their parameters, call one action and wrap the result.
 
+pub mod channels;
 pub mod profile_fields;
 pub mod server;
+pub mod subscriptions;
 pub mod users;
 
 use actix_web::web;
@@ -29,6 +31,17 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/users", get => users::list, post => users::create);
     endpoint!(cfg, "/users/me", get => users::me);
     endpoint!(cfg, "/users/me/profile_data", patch => profile_fields::update_own);
+    endpoint!(cfg, "/users/me/subscriptions",
+        get => subscriptions::list, post => subscriptions::subscribe, delete => subscriptions::unsubscribe);
+    endpoint!(cfg, "/users/me/subscriptions/properties",
+        post => subscriptions::update_properties, patch => subscriptions::update_properties);
     endpoint!(cfg, "/users/{user}", get => users::get_one);
+    endpoint!(cfg, "/users/{user_id}/subscriptions/{stream_id}", get => subscriptions::status);
+    endpoint!(cfg, "/channels/create", post => channels::create);
+    endpoint!(cfg, "/streams", get => channels::list);
+    endpoint!(cfg, "/streams/{stream_id}",
+        get => channels::get_one, patch => channels::update, delete => channels::archive);
+    endpoint!(cfg, "/streams/{stream_id}/members", get => channels::members);
+    endpoint!(cfg, "/get_stream_id", get => channels::get_id);
     endpoint!(cfg, "/realm/profile_fields", get => profile_fields::list, post => profile_fields::create);
 }
