@@ -8,6 +8,8 @@ pub mod email;
 pub mod error;
 pub mod groups;
 pub mod ids;
+pub mod message;
+pub mod narrow;
 pub mod permissions;
 pub mod profile_field;
 pub mod realm;

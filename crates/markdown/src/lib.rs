@@ -1,30 +1,195 @@
-//! The chat Markdown flavour, rendered to sanitized HTML. Messages, channel descriptions, the
-//! organization description and Markdown profile fields all go through [`render`], so that every
-//! piece of user-written HTML gets the same protections.
+//! The chat Markdown flavour, rendered to sanitized HTML the way Zulip's own Markdown processor
+//! renders it, because real clients parse the HTML classes it produces.
 //!
-//! This first version covers CommonMark with the chat flavour's line breaks, autolinks and
-//! strikethrough; mentions, emoji, linkifiers, spoilers and the rest arrive with messages.
+//! Messages go through [`render_message`] (or [`render_message_with`] for per-user options),
+//! which looks organization data up through a [`Lookup`]: users and groups for mentions,
+//! channels for channel links, custom emoji and linkifiers. Channel descriptions, the
+//! organization description and Markdown profile fields go through [`render`], which knows no
+//! organization data.
+//!
+//! The pipeline, in order:
+//! 1. [`fence`]: Zulip's fenced block preprocessor (code, quote, spoiler and math blocks);
+//! 2. [`blocks`]: line fix-ups for Zulip's list nesting, hanging lists and lazy quotes;
+//! 3. [`extract`]: the inline syntax that wins over emphasis (code spans, mentions, channel
+//!    links, timestamps, inline math, raw HTML tags) is replaced by placeholders;
+//! 4. comrak parses the CommonMark structure and [`render`](mod@render) writes Zulip's HTML,
+//!    running autolinks, linkifiers and emoji over the text;
+//! 5. [`sanitize`] checks the result with ammonia.
 
-use comrak::{markdown_to_html, Options};
+use std::collections::BTreeSet;
 
-/// Renders `source` to HTML that is safe to insert into a page.
-pub fn render(source: &str) -> String {
-    let mut options = Options::default();
-    options.extension.strikethrough = true;
-    options.extension.autolink = true;
-    options.extension.table = true;
-    options.render.hardbreaks = true;
-    let html = markdown_to_html(source, &options);
-    sanitize(&html).trim_end().to_owned()
+mod autolink;
+mod blocks;
+mod channels;
+mod code;
+mod emoji;
+mod escape;
+mod extract;
+mod fence;
+mod linkifiers;
+mod mentions;
+mod render;
+mod sanitize;
+mod stash;
+mod tex;
+mod timestamp;
+
+pub use linkifiers::topic_links;
+
+/// Organization data the renderer looks up (users, groups, channels, emoji, linkifiers).
+pub trait Lookup {
+    /// Active users whose full name is `full_name` (names are not unique).
+    fn users_by_name(&self, full_name: &str) -> Vec<MentionUser>;
+    /// The user with this id, if any.
+    fn user_by_id(&self, id: i64) -> Option<MentionUser>;
+    /// The user group with this name, if any.
+    fn group_by_name(&self, name: &str) -> Option<MentionGroup>;
+    /// The channel with this name, if any.
+    fn channel_by_name(&self, name: &str) -> Option<MentionChannel>;
+    /// The organization's custom emoji with this name, if any.
+    fn realm_emoji(&self, name: &str) -> Option<RealmEmoji>;
+    /// The organization's linkifiers, in priority order.
+    fn linkifiers(&self) -> &[Linkifier];
+    /// The organization's base URL without a trailing slash (e.g. `https://chat.example.com`);
+    /// links into it are rewritten to relative ones, as Zulip does.
+    fn realm_url(&self) -> Option<&str> {
+        None
+    }
 }
 
-/// Removes everything but the tags and attributes chat HTML may carry; links open in a new
-/// context and carry no referrer.
+/// A [`Lookup`] that knows nothing: no users, groups, channels, custom emoji or linkifiers.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoLookup;
+
+impl Lookup for NoLookup {
+    fn users_by_name(&self, _full_name: &str) -> Vec<MentionUser> {
+        Vec::new()
+    }
+    fn user_by_id(&self, _id: i64) -> Option<MentionUser> {
+        None
+    }
+    fn group_by_name(&self, _name: &str) -> Option<MentionGroup> {
+        None
+    }
+    fn channel_by_name(&self, _name: &str) -> Option<MentionChannel> {
+        None
+    }
+    fn realm_emoji(&self, _name: &str) -> Option<RealmEmoji> {
+        None
+    }
+    fn linkifiers(&self) -> &[Linkifier] {
+        &[]
+    }
+}
+
+/// A user that can be mentioned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MentionUser {
+    /// The user's id.
+    pub id: i64,
+    /// The user's full name, as shown in the mention.
+    pub full_name: String,
+}
+
+/// A user group that can be mentioned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MentionGroup {
+    /// The group's id.
+    pub id: i64,
+    /// The group's name.
+    pub name: String,
+}
+
+/// A channel that can be linked to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MentionChannel {
+    /// The channel's id.
+    pub id: i64,
+    /// The channel's name.
+    pub name: String,
+}
+
+/// A custom emoji of the organization.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RealmEmoji {
+    /// The emoji's id (its `emoji_code`).
+    pub id: String,
+    /// The emoji's name, without colons.
+    pub name: String,
+    /// Where the emoji's image is served from.
+    pub url: String,
+}
+
+/// A linkifier: text matching `pattern` (a regular expression with named groups) becomes a
+/// link to `url_template` (an RFC 6570 template using those group names).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Linkifier {
+    /// The linkifier's id.
+    pub id: i64,
+    /// The regular expression, e.g. `#(?P<id>[0-9]+)`.
+    pub pattern: String,
+    /// The URL template, e.g. `https://github.com/zulip/zulip/issues/{id}`.
+    pub url_template: String,
+}
+
+/// Per-message rendering options that are not organization data.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// Turn emoticons such as `:)` into emoji (the sender's `translate_emoticons` setting).
+    pub translate_emoticons: bool,
+}
+
+/// A rendered message and what its rendering found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Rendered {
+    /// The sanitized HTML.
+    pub html: String,
+    /// Users mentioned without `_` (silent mentions are not listed).
+    pub mentioned_user_ids: BTreeSet<i64>,
+    /// User groups mentioned without `_`.
+    pub mentioned_group_ids: BTreeSet<i64>,
+    /// `@**all**`, `@**everyone**`, `@**channel**` or `@**stream**` was used (not silently).
+    pub stream_wildcard: bool,
+    /// `@**topic**` was used (not silently).
+    pub topic_wildcard: bool,
+    /// The message links somewhere (a Markdown link, a bare URL or a linkifier).
+    pub has_link: bool,
+    /// The message shows an inline image preview.
+    pub has_image: bool,
+    /// The message links to an uploaded file (`/user_uploads/`).
+    pub has_attachment: bool,
+}
+
+/// A link found in a topic name by [`topic_links`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicLink {
+    /// The text of the topic that is linked.
+    pub text: String,
+    /// Where it links to.
+    pub url: String,
+}
+
+/// Renders a message with the organization data in `lookup` and default options.
+pub fn render_message(source: &str, lookup: &dyn Lookup) -> Rendered {
+    render_message_with(source, lookup, RenderOptions::default())
+}
+
+/// Renders a message with the organization data in `lookup` and the given options.
+pub fn render_message_with(source: &str, lookup: &dyn Lookup, options: RenderOptions) -> Rendered {
+    let mut rendered = render::render_document(source, lookup, options);
+    rendered.html = sanitize::checked(&rendered.html);
+    rendered
+}
+
+/// Renders `source` to HTML that is safe to insert into a page, with no organization data:
+/// the same as `render_message(source, &NoLookup).html`.
+pub fn render(source: &str) -> String {
+    render_message(source, &NoLookup).html
+}
+
+/// Removes everything but the tags, attributes and classes chat HTML may carry.
 pub fn sanitize(html: &str) -> String {
-    ammonia::Builder::default()
-        .link_rel(Some("noopener noreferrer"))
-        .clean(html)
-        .to_string()
+    sanitize::clean(html)
 }
 
 #[cfg(test)]
@@ -47,7 +212,19 @@ mod tests {
     #[test]
     fn scripts_are_removed() {
         let html = render("<script>alert(1)</script> hi <img src=x onerror=alert(1)>");
-        assert!(!html.contains("script"), "{html}");
-        assert!(!html.contains("onerror"), "{html}");
+        assert!(!html.contains("<script"), "{html}");
+        assert!(!html.contains("<img"), "{html}");
+    }
+
+    #[test]
+    fn sanitize_strips_event_handlers() {
+        let html = sanitize("<a href=\"https://x.org\" onclick=\"evil()\">x</a><script>1</script>");
+        assert_eq!(html, "<a href=\"https://x.org\">x</a>");
+    }
+
+    #[test]
+    fn private_use_characters_cannot_forge_placeholders() {
+        let html = render("a \u{E000}\u{E010}\u{E001} b");
+        assert!(!html.contains('\u{E000}'), "{html}");
     }
 }

@@ -206,3 +206,19 @@ pub fn by_ids(conn: &mut DbConn, ids: &[ChannelId]) -> Result<Vec<Channel>, Stor
         .map(Channel::from)
         .collect())
 }
+
+/// Records a channel's first message, once.
+pub fn set_first_message(
+    conn: &mut DbConn,
+    channel: ChannelId,
+    message: i64,
+) -> Result<(), StorageError> {
+    diesel::update(
+        channels::table
+            .find(channel.0)
+            .filter(channels::first_message_id.is_null()),
+    )
+    .set(channels::first_message_id.eq(message))
+    .execute(conn)?;
+    Ok(())
+}

@@ -6,11 +6,14 @@ pub mod channels;
 pub mod conn;
 pub mod error;
 pub mod groups;
+pub mod messages;
 pub mod migrate;
 pub mod pool;
 pub mod profile_fields;
+pub mod reactions;
 pub mod realms;
 pub mod schema;
+pub mod sql;
 pub mod subscriptions;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -139,8 +139,59 @@ diesel::table! {
 diesel::joinable!(custom_profile_field_values -> users (user_id));
 diesel::joinable!(custom_profile_field_values -> custom_profile_fields (field_id));
 
+diesel::table! {
+    dm_groups (id) {
+        id -> BigInt,
+        dm_key -> Text,
+    }
+}
+
+diesel::table! {
+    messages (id) {
+        id -> BigInt,
+        sender_id -> BigInt,
+        channel_id -> Nullable<BigInt>,
+        topic -> Text,
+        topic_key -> Text,
+        dm_key -> Nullable<Text>,
+        dm_group_id -> Nullable<BigInt>,
+        recipient_user_id -> Nullable<BigInt>,
+        content -> Text,
+        rendered_content -> Text,
+        date_sent -> BigInt,
+        last_edit_time -> Nullable<BigInt>,
+        last_moved_time -> Nullable<BigInt>,
+        edit_history -> Nullable<Text>,
+        has_link -> Bool,
+        has_image -> Bool,
+        has_attachment -> Bool,
+        client -> Text,
+    }
+}
+
+diesel::table! {
+    user_messages (user_id, message_id) {
+        user_id -> BigInt,
+        message_id -> BigInt,
+        flags -> BigInt,
+    }
+}
+
+diesel::table! {
+    reactions (id) {
+        id -> BigInt,
+        message_id -> BigInt,
+        user_id -> BigInt,
+        emoji_name -> Text,
+        emoji_code -> Text,
+        reaction_type -> Text,
+    }
+}
+
 diesel::joinable!(subscriptions -> channels (channel_id));
 diesel::joinable!(subscriptions -> users (user_id));
+diesel::joinable!(user_messages -> messages (message_id));
+diesel::joinable!(reactions -> messages (message_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
     realms,
@@ -153,4 +204,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     realm_permissions,
     channels,
     subscriptions,
+    dm_groups,
+    messages,
+    user_messages,
+    reactions,
 );

@@ -257,3 +257,23 @@ pub fn count_of_user(conn: &mut DbConn, user: UserId) -> Result<i64, StorageErro
         .count()
         .get_result(conn)?)
 }
+
+/// Active subscribers of a channel whose accounts are active, in ID order: the recipients of a
+/// new message.
+pub fn active_recipients(
+    conn: &mut DbConn,
+    channel: ChannelId,
+) -> Result<Vec<UserId>, StorageError> {
+    use crate::schema::users;
+    Ok(subs::table
+        .inner_join(users::table)
+        .filter(subs::channel_id.eq(channel.0))
+        .filter(subs::active.eq(true))
+        .filter(users::is_active.eq(true))
+        .order(subs::user_id)
+        .select(subs::user_id)
+        .load::<i64>(conn)?
+        .into_iter()
+        .map(UserId)
+        .collect())
+}

@@ -198,3 +198,16 @@ pub fn set_email_address_visibility(
 pub fn count(conn: &mut DbConn) -> Result<i64, StorageError> {
     Ok(users::table.count().get_result(conn)?)
 }
+
+/// Active users with exactly this display name (names are not unique).
+pub fn active_by_full_name(conn: &mut DbConn, full_name: &str) -> Result<Vec<User>, StorageError> {
+    Ok(users::table
+        .filter(users::full_name.eq(full_name))
+        .filter(users::is_active.eq(true))
+        .order(users::id)
+        .select(UserRow::as_select())
+        .load(conn)?
+        .into_iter()
+        .map(User::from)
+        .collect())
+}

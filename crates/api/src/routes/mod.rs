@@ -2,6 +2,7 @@
 //! parse their parameters, call one action and wrap the result.
 
 pub mod channels;
+pub mod messages;
 pub mod profile_fields;
 pub mod server;
 pub mod subscriptions;
@@ -43,5 +44,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         get => channels::get_one, patch => channels::update, delete => channels::archive);
     endpoint!(cfg, "/streams/{stream_id}/members", get => channels::members);
     endpoint!(cfg, "/get_stream_id", get => channels::get_id);
+    endpoint!(cfg, "/messages", get => messages::list, post => messages::send);
+    endpoint!(cfg, "/messages/render", post => messages::render);
+    endpoint!(cfg, "/messages/{message_id}", get => messages::get_one);
     endpoint!(cfg, "/realm/profile_fields", get => profile_fields::list, post => profile_fields::create);
 }

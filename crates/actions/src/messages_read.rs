@@ -1,0 +1,645 @@
+//! Reading messages: `GET /messages` with anchors and narrows, single messages, and the message
+//! records clients receive. A reader sees the messages they received, and the history of the
+//! channels whose history they may read, and nothing else.
+
+use crate::context::Context;
+use crate::error::{ActionError, ActionResult};
+use crate::policy::{self, Policy};
+use parley_domain::access::can_access_channel_content;
+use parley_domain::channel::Channel;
+use parley_domain::message::{flags, EMPTY_TOPIC_DISPLAY_NAME};
+use parley_domain::narrow::{
+    bad_narrow, ChannelOperand, HasOperand, IsOperand, NarrowTerm, Operator, UserOperand,
+};
+use parley_domain::user::{can_access_delivery_email, gravatar_url, AvatarSource, User};
+use parley_domain::{ChannelId, MessageId, RequestError, UserId};
+use parley_storage::messages::{self, Audience, Condition, Direction, ReadMessage};
+use parley_storage::{channels, reactions, subscriptions, users, DbConn};
+use serde_json::{json, Map, Value};
+use std::collections::{HashMap, HashSet};
+
+/// The anchor's sentinel for "newest", as the reference uses it.
+pub const NEWEST_ANCHOR: i64 = 10_000_000_000_000_000;
+
+/// Most messages one request may ask for.
+pub const MAX_MESSAGES_PER_FETCH: i64 = 5000;
+
+/// Where a page of messages is anchored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Anchor {
+    /// The newest message.
+    Newest,
+    /// The oldest message.
+    Oldest,
+    /// The oldest unread message (else the newest).
+    FirstUnread,
+    /// A message ID.
+    Id(i64),
+}
+
+impl Anchor {
+    /// Parses the `anchor` parameter.
+    pub fn parse(raw: &str) -> Result<Anchor, RequestError> {
+        match raw.trim().trim_matches('"') {
+            "newest" => Ok(Anchor::Newest),
+            "oldest" => Ok(Anchor::Oldest),
+            "first_unread" => Ok(Anchor::FirstUnread),
+            other => other
+                .parse::<i64>()
+                .map(|n| Anchor::Id(n.clamp(0, NEWEST_ANCHOR)))
+                .map_err(|_| RequestError::invalid_param("anchor", "Invalid anchor")),
+        }
+    }
+}
+
+/// Options for how message records are written.
+#[derive(Debug, Clone, Copy)]
+pub struct Presentation {
+    /// HTML (true) or Markdown content.
+    pub apply_markdown: bool,
+    /// Leave Gravatar URLs to the client.
+    pub client_gravatar: bool,
+    /// Show the empty topic as "" rather than its display name.
+    pub allow_empty_topic_name: bool,
+}
+
+/// A `GET /messages` request.
+#[derive(Debug, Clone)]
+pub struct MessageQuery {
+    /// Anchor.
+    pub anchor: Anchor,
+    /// Messages before the anchor.
+    pub num_before: i64,
+    /// Messages after the anchor.
+    pub num_after: i64,
+    /// Whether the anchor itself is included.
+    pub include_anchor: bool,
+    /// Narrow.
+    pub narrow: Vec<NarrowTerm>,
+    /// Output options.
+    pub presentation: Presentation,
+}
+
+/// A resolved narrow: who may see what, and the filters.
+struct Resolved {
+    audience: Audience,
+    conditions: Vec<Condition>,
+}
+
+fn find_user(
+    ctx: &Context,
+    conn: &mut DbConn,
+    operand: &UserOperand,
+) -> ActionResult<Option<User>> {
+    Ok(match operand {
+        UserOperand::Id(id) => users::by_id(conn, UserId(*id))?,
+        UserOperand::Email(email) => {
+            crate::auth::user_by_any_email(conn, email, &ctx.realm.host)?.map(|(u, _)| u)
+        }
+    })
+}
+
+fn operand_text(operand: &UserOperand) -> String {
+    match operand {
+        UserOperand::Id(id) => id.to_string(),
+        UserOperand::Email(email) => email.clone(),
+    }
+}
+
+/// Whether the reader may read the whole history of a channel.
+fn history_readable(policy: &Policy, reader: &User, channel: &Channel, subscribed: bool) -> bool {
+    if reader.role.is_guest() && !subscribed {
+        return channel.is_web_public;
+    }
+    if channel.is_public() {
+        return true;
+    }
+    channel.history_public_to_subscribers
+        && can_access_channel_content(reader, channel, subscribed, &policy.groups)
+}
+
+fn resolve_narrow(
+    ctx: &Context,
+    conn: &mut DbConn,
+    policy: &Policy,
+    reader: &User,
+    narrow: &[NarrowTerm],
+) -> ActionResult<Resolved> {
+    let mut conditions = Vec::new();
+    let mut history = Vec::new();
+    let has_flag_term = narrow
+        .iter()
+        .any(|t| matches!(t.operator, Operator::Is(op) if op != IsOperand::Resolved));
+    let mut terms: Vec<NarrowTerm> = narrow.to_vec();
+    // `with` replaces the conversation terms by the conversation of its message.
+    if let Some(with) = terms.iter().find_map(|t| match t.operator {
+        Operator::With(id) => Some(id),
+        _ => None,
+    }) {
+        if let Some(found) = accessible_message(conn, policy, reader, MessageId(with))? {
+            terms.retain(|t| {
+                !matches!(
+                    t.operator,
+                    Operator::Channel(_) | Operator::Topic(_) | Operator::Dm(_) | Operator::With(_)
+                )
+            });
+            match found.row.channel_id {
+                Some(channel) => {
+                    terms.push(NarrowTerm {
+                        operator: Operator::Channel(ChannelOperand::Id(channel)),
+                        negated: false,
+                    });
+                    terms.push(NarrowTerm {
+                        operator: Operator::Topic(found.row.topic.clone()),
+                        negated: false,
+                    });
+                }
+                None => {
+                    let ids = parley_domain::message::dm_participants(
+                        found.row.dm_key.as_deref().unwrap_or(""),
+                    );
+                    terms.push(NarrowTerm {
+                        operator: Operator::Dm(
+                            ids.into_iter().map(|u| UserOperand::Id(u.0)).collect(),
+                        ),
+                        negated: false,
+                    });
+                }
+            }
+        } else {
+            terms.retain(|t| !matches!(t.operator, Operator::With(_)));
+            let defines = terms.iter().any(|t| matches!(t.operator, Operator::Dm(_)))
+                || (terms
+                    .iter()
+                    .any(|t| matches!(t.operator, Operator::Channel(_)))
+                    && terms
+                        .iter()
+                        .any(|t| matches!(t.operator, Operator::Topic(_))));
+            if !defines {
+                return Err(bad_narrow("Invalid 'with' operator").into());
+            }
+        }
+    }
+    for term in &terms {
+        let condition = match &term.operator {
+            Operator::Channel(operand) => {
+                let found = match operand {
+                    ChannelOperand::Id(id) => channels::by_id(conn, ChannelId(*id))?,
+                    ChannelOperand::Name(name) => channels::by_name(conn, name)?,
+                };
+                let shown = match operand {
+                    ChannelOperand::Id(id) => id.to_string(),
+                    ChannelOperand::Name(name) => name.clone(),
+                };
+                let Some(channel) = found else {
+                    return Err(bad_narrow(format!("unknown channel {shown}")).into());
+                };
+                let subscribed = subscriptions::is_subscribed(conn, reader.id, channel.id)?;
+                if !parley_domain::access::can_access_channel_metadata(
+                    reader,
+                    &channel,
+                    subscribed,
+                    &policy.groups,
+                ) {
+                    return Err(bad_narrow(format!("unknown channel {shown}")).into());
+                }
+                if !term.negated
+                    && !has_flag_term
+                    && history_readable(policy, reader, &channel, subscribed)
+                {
+                    history.push(channel.id);
+                }
+                Condition::Channel(channel.id)
+            }
+            Operator::Channels { public } => {
+                let ids: Vec<ChannelId> = channels::all(conn)?
+                    .into_iter()
+                    .filter(|c| {
+                        if *public {
+                            c.is_public() && !reader.role.is_guest()
+                        } else {
+                            c.is_web_public
+                        }
+                    })
+                    .map(|c| c.id)
+                    .collect();
+                if !term.negated && !has_flag_term {
+                    history.extend(ids.iter().copied());
+                }
+                Condition::ChannelIn(ids)
+            }
+            Operator::Topic(topic) => {
+                let topic = if topic.trim() == EMPTY_TOPIC_DISPLAY_NAME {
+                    ""
+                } else {
+                    topic.trim()
+                };
+                Condition::Topic(topic.to_owned())
+            }
+            Operator::Sender(operand) => match find_user(ctx, conn, operand)? {
+                Some(user) => Condition::Sender(user.id),
+                None => {
+                    return Err(
+                        bad_narrow(format!("unknown user {}", operand_text(operand))).into(),
+                    )
+                }
+            },
+            Operator::Dm(operands) => {
+                if operands.is_empty() {
+                    Condition::Nothing
+                } else {
+                    let mut ids = vec![reader.id];
+                    for operand in operands {
+                        match find_user(ctx, conn, operand)? {
+                            Some(user) => ids.push(user.id),
+                            None => {
+                                let all: Vec<String> = operands.iter().map(operand_text).collect();
+                                return Err(bad_narrow(format!(
+                                    "unknown user in {}",
+                                    all.join(",")
+                                ))
+                                .into());
+                            }
+                        }
+                    }
+                    Condition::DmKey(parley_domain::message::dm_key(&ids))
+                }
+            }
+            Operator::DmIncluding(operand) => match find_user(ctx, conn, operand)? {
+                Some(user) if user.id == reader.id => Condition::IsDm,
+                Some(user) => Condition::DmIncluding(user.id),
+                None => {
+                    return Err(
+                        bad_narrow(format!("unknown user {}", operand_text(operand))).into(),
+                    )
+                }
+            },
+            Operator::Is(op) => match op {
+                IsOperand::Dm => Condition::IsDm,
+                IsOperand::Starred => Condition::Flag(flags::STARRED),
+                IsOperand::Unread => Condition::Not(Box::new(Condition::Flag(flags::READ))),
+                IsOperand::Mentioned => Condition::Flag(
+                    flags::MENTIONED
+                        | flags::STREAM_WILDCARD_MENTIONED
+                        | flags::TOPIC_WILDCARD_MENTIONED
+                        | flags::GROUP_MENTIONED,
+                ),
+                IsOperand::Alerted => Condition::Flag(flags::HAS_ALERT_WORD),
+                IsOperand::Resolved => Condition::Resolved,
+                // Following topics arrives with personal topic settings; nothing is followed yet.
+                IsOperand::Followed => Condition::Nothing,
+                IsOperand::Muted => Condition::ChannelIn(muted_channels(conn, reader)?),
+            },
+            Operator::In { home } => {
+                if *home {
+                    Condition::Not(Box::new(Condition::ChannelIn(muted_channels(
+                        conn, reader,
+                    )?)))
+                } else {
+                    continue;
+                }
+            }
+            Operator::Has(op) => match op {
+                HasOperand::Link => Condition::HasLink,
+                HasOperand::Image => Condition::HasImage,
+                HasOperand::Attachment => Condition::HasAttachment,
+                HasOperand::Reaction => Condition::HasReaction,
+            },
+            Operator::Id(id) => Condition::Id(MessageId(*id)),
+            Operator::Near(_) | Operator::With(_) => continue,
+            Operator::Search(text) => Condition::Search(text.trim().trim_matches('"').to_owned()),
+        };
+        conditions.push(if term.negated {
+            Condition::Not(Box::new(condition))
+        } else {
+            condition
+        });
+    }
+    Ok(Resolved {
+        audience: Audience {
+            reader: reader.id,
+            history_channels: history,
+        },
+        conditions,
+    })
+}
+
+fn muted_channels(conn: &mut DbConn, reader: &User) -> ActionResult<Vec<ChannelId>> {
+    Ok(subscriptions::of_user(conn, reader.id)?
+        .into_iter()
+        .filter(|s| s.active && s.settings.is_muted)
+        .map(|s| s.channel_id)
+        .collect())
+}
+
+/// A message the reader may see, with their flags.
+pub(crate) fn accessible_message(
+    conn: &mut DbConn,
+    policy: &Policy,
+    reader: &User,
+    id: MessageId,
+) -> ActionResult<Option<ReadMessage>> {
+    let Some(row) = messages::by_id(conn, id)? else {
+        return Ok(None);
+    };
+    let own = messages::flags_of(conn, reader.id, id)?;
+    if own.is_some() {
+        return Ok(Some(ReadMessage { row, flags: own }));
+    }
+    let Some(channel_id) = row.channel_id else {
+        return Ok(None);
+    };
+    let Some(channel) = channels::by_id(conn, ChannelId(channel_id))? else {
+        return Ok(None);
+    };
+    let subscribed = subscriptions::is_subscribed(conn, reader.id, channel.id)?;
+    Ok(history_readable(policy, reader, &channel, subscribed)
+        .then_some(ReadMessage { row, flags: None }))
+}
+
+/// The error for messages that do not exist or that the reader may not see.
+pub(crate) fn invalid_message() -> ActionError {
+    RequestError::bad_request("Invalid message(s)").into()
+}
+
+/// `GET /messages`.
+pub async fn get_messages(
+    ctx: &Context,
+    reader: User,
+    query: MessageQuery,
+) -> ActionResult<Map<String, Value>> {
+    if query.num_before < 0 || query.num_after < 0 {
+        let name = if query.num_before < 0 {
+            "num_before"
+        } else {
+            "num_after"
+        };
+        return Err(RequestError::invalid_param(
+            name,
+            format!("{name} is not a non-negative integer"),
+        )
+        .into());
+    }
+    if query.num_before + query.num_after > MAX_MESSAGES_PER_FETCH {
+        return Err(
+            RequestError::bad_request("Too many messages requested (maximum 5000).").into(),
+        );
+    }
+    if !query.include_anchor && query.num_before > 0 && query.num_after > 0 {
+        return Err(RequestError::bad_request(
+            "The anchor can only be excluded at an end of the range",
+        )
+        .into());
+    }
+    let ctx2 = ctx.clone();
+    ctx.db
+        .run(move |conn| {
+            let policy = policy::load(conn)?;
+            let resolved = resolve_narrow(&ctx2, conn, &policy, &reader, &query.narrow)?;
+            let anchor = match query.anchor {
+                Anchor::Newest => NEWEST_ANCHOR,
+                Anchor::Oldest => 0,
+                Anchor::Id(id) => id,
+                Anchor::FirstUnread => {
+                    messages::first_unread(conn, &resolved.audience, &resolved.conditions)?
+                        .unwrap_or(NEWEST_ANCHOR)
+                }
+            };
+            let mut before = messages::page(
+                conn,
+                &resolved.audience,
+                &resolved.conditions,
+                anchor,
+                Direction::Before,
+                false,
+                query.num_before,
+            )?;
+            let after_limit = query.num_after + i64::from(query.include_anchor);
+            let mut after = messages::page(
+                conn,
+                &resolved.audience,
+                &resolved.conditions,
+                anchor,
+                Direction::After,
+                query.include_anchor,
+                after_limit,
+            )?;
+            let found_anchor =
+                query.include_anchor && after.first().is_some_and(|m| m.row.id == anchor);
+            if query.include_anchor && !found_anchor && after.len() as i64 > query.num_after {
+                after.truncate(query.num_after as usize);
+            }
+            let after_count = after.len() as i64 - i64::from(found_anchor);
+            let found_oldest = anchor == 0 || (before.len() as i64) < query.num_before;
+            let found_newest = anchor >= NEWEST_ANCHOR || after_count < query.num_after;
+            before.reverse();
+            before.extend(after);
+            let records = present(&ctx2, conn, &reader, &before, query.presentation)?;
+            let mut out = Map::new();
+            out.insert("anchor".into(), anchor.into());
+            out.insert("found_anchor".into(), found_anchor.into());
+            out.insert("found_oldest".into(), found_oldest.into());
+            out.insert("found_newest".into(), found_newest.into());
+            out.insert("history_limited".into(), false.into());
+            out.insert("messages".into(), Value::Array(records));
+            Ok(out)
+        })
+        .await
+}
+
+/// `GET /messages/{message_id}`: one message and its raw content.
+pub async fn get_message(
+    ctx: &Context,
+    reader: User,
+    id: MessageId,
+    presentation: Presentation,
+) -> ActionResult<Map<String, Value>> {
+    let ctx2 = ctx.clone();
+    ctx.db
+        .run(move |conn| {
+            let policy = policy::load(conn)?;
+            let message =
+                accessible_message(conn, &policy, &reader, id)?.ok_or_else(invalid_message)?;
+            let raw = message.row.content.clone();
+            let mut records = present(
+                &ctx2,
+                conn,
+                &reader,
+                std::slice::from_ref(&message),
+                presentation,
+            )?;
+            let mut out = Map::new();
+            out.insert("message".into(), records.pop().unwrap_or(Value::Null));
+            out.insert("raw_content".into(), raw.into());
+            Ok(out)
+        })
+        .await
+}
+
+/// Offsets that keep the three kinds of recipient IDs apart (the reference numbers all its
+/// recipients in one table; clients use the value only as a conversation key).
+const PERSONAL_RECIPIENT_BASE: i64 = 1 << 40;
+const GROUP_RECIPIENT_BASE: i64 = 2 << 40;
+
+/// Builds the message records a reader receives, loading senders, channels, conversation
+/// members and reactions once per page.
+pub(crate) fn present(
+    ctx: &Context,
+    conn: &mut DbConn,
+    reader: &User,
+    list: &[ReadMessage],
+    options: Presentation,
+) -> ActionResult<Vec<Value>> {
+    let mut user_ids: HashSet<UserId> = HashSet::new();
+    let mut channel_ids: HashSet<ChannelId> = HashSet::new();
+    for message in list {
+        user_ids.insert(UserId(message.row.sender_id));
+        if let Some(c) = message.row.channel_id {
+            channel_ids.insert(ChannelId(c));
+        }
+        if let Some(key) = &message.row.dm_key {
+            user_ids.extend(parley_domain::message::dm_participants(key));
+        }
+    }
+    let people: HashMap<UserId, User> =
+        users::by_ids(conn, &user_ids.into_iter().collect::<Vec<_>>())?
+            .into_iter()
+            .map(|u| (u.id, u))
+            .collect();
+    let channel_names: HashMap<ChannelId, String> =
+        channels::by_ids(conn, &channel_ids.into_iter().collect::<Vec<_>>())?
+            .into_iter()
+            .map(|c| (c.id, c.name))
+            .collect();
+    let ids: Vec<MessageId> = list.iter().map(|m| MessageId(m.row.id)).collect();
+    let mut reactions_by: HashMap<MessageId, Vec<Value>> = HashMap::new();
+    for r in reactions::of_messages(conn, &ids)? {
+        reactions_by.entry(r.message_id).or_default().push(json!({
+            "emoji_name": r.emoji_name, "emoji_code": r.emoji_code,
+            "reaction_type": r.reaction_type, "user_id": r.user_id,
+        }));
+    }
+    let host = &ctx.realm.host;
+    let mut out = Vec::with_capacity(list.len());
+    for message in list {
+        let row = &message.row;
+        let sender = people.get(&UserId(row.sender_id));
+        let mut m = Map::new();
+        m.insert("id".into(), row.id.into());
+        m.insert("sender_id".into(), row.sender_id.into());
+        m.insert(
+            "sender_full_name".into(),
+            sender
+                .map_or("Unknown user".to_owned(), |s| s.full_name.clone())
+                .into(),
+        );
+        m.insert(
+            "sender_email".into(),
+            sender
+                .map_or_else(
+                    || format!("user{}@{host}", row.sender_id),
+                    |s| s.api_email(host),
+                )
+                .into(),
+        );
+        m.insert("sender_realm_str".into(), "".into());
+        let avatar = sender.and_then(|s| match s.avatar_source {
+            AvatarSource::Gravatar
+                if options.client_gravatar && can_access_delivery_email(Some(reader), s) =>
+            {
+                None
+            }
+            AvatarSource::Gravatar => Some(gravatar_url(&s.delivery_email, s.avatar_version)),
+            AvatarSource::Uploaded => Some(format!(
+                "{}/user_avatars/{}.png?version={}",
+                ctx.realm.url, s.id, s.avatar_version
+            )),
+        });
+        m.insert("avatar_url".into(), avatar.into());
+        m.insert("client".into(), row.client.clone().into());
+        if options.apply_markdown {
+            m.insert("content".into(), row.rendered_content.clone().into());
+            m.insert("content_type".into(), "text/html".into());
+        } else {
+            m.insert("content".into(), row.content.clone().into());
+            m.insert("content_type".into(), "text/x-markdown".into());
+        }
+        m.insert("timestamp".into(), row.date_sent.into());
+        match (row.channel_id, &row.dm_key) {
+            (Some(channel), _) => {
+                m.insert("type".into(), "stream".into());
+                m.insert("stream_id".into(), channel.into());
+                m.insert(
+                    "display_recipient".into(),
+                    channel_names
+                        .get(&ChannelId(channel))
+                        .cloned()
+                        .unwrap_or_default()
+                        .into(),
+                );
+                m.insert("recipient_id".into(), channel.into());
+                let topic = if row.topic.is_empty() && !options.allow_empty_topic_name {
+                    EMPTY_TOPIC_DISPLAY_NAME.to_owned()
+                } else {
+                    row.topic.clone()
+                };
+                m.insert("subject".into(), topic.into());
+            }
+            (None, key) => {
+                m.insert("type".into(), "private".into());
+                let members = parley_domain::message::dm_participants(key.as_deref().unwrap_or(""));
+                let mut recipients: Vec<Value> = members
+                    .iter()
+                    .filter_map(|id| people.get(id))
+                    .map(|u| json!({"id": u.id, "email": u.api_email(host), "full_name": u.full_name, "is_mirror_dummy": false}))
+                    .collect();
+                recipients.sort_by(|a, b| a["email"].as_str().cmp(&b["email"].as_str()));
+                m.insert("display_recipient".into(), Value::Array(recipients));
+                let recipient_id = match (row.dm_group_id, row.recipient_user_id) {
+                    (Some(group), _) => GROUP_RECIPIENT_BASE + group,
+                    (None, Some(other)) => {
+                        // Both sides of a one-on-one conversation see the other party's ID.
+                        let shown = if other == reader.id.0 {
+                            row.sender_id
+                        } else {
+                            other
+                        };
+                        PERSONAL_RECIPIENT_BASE + shown
+                    }
+                    (None, None) => PERSONAL_RECIPIENT_BASE + row.sender_id,
+                };
+                m.insert("recipient_id".into(), recipient_id.into());
+                m.insert("subject".into(), "".into());
+            }
+        }
+        m.insert("topic_links".into(), Value::Array(Vec::new()));
+        m.insert(
+            "is_me_message".into(),
+            row.content.starts_with("/me ").into(),
+        );
+        m.insert(
+            "reactions".into(),
+            Value::Array(reactions_by.remove(&MessageId(row.id)).unwrap_or_default()),
+        );
+        m.insert("submessages".into(), Value::Array(Vec::new()));
+        m.insert(
+            "flags".into(),
+            flags::names(message.effective_flags()).into(),
+        );
+        if let Some(t) = row.last_edit_time {
+            m.insert("last_edit_timestamp".into(), t.into());
+        }
+        if let Some(t) = row.last_moved_time {
+            m.insert("last_moved_timestamp".into(), t.into());
+        }
+        if let Some(history) = row
+            .edit_history
+            .as_deref()
+            .and_then(|h| serde_json::from_str::<Value>(h).ok())
+        {
+            m.insert("edit_history".into(), history);
+        }
+        out.push(Value::Object(m));
+    }
+    Ok(out)
+}

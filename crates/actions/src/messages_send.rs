@@ -1,0 +1,310 @@
+//! Sending messages: to a channel topic, or directly to users.
+
+use crate::channels::access_channel_by_name;
+use crate::context::Context;
+use crate::error::{ActionError, ActionResult};
+use crate::policy::{self, Policy};
+use crate::rendering;
+use crate::time::now;
+use parley_domain::access::can_access_channel_content;
+use parley_domain::channel::{Channel, TopicsPolicy};
+use parley_domain::message::{
+    self, default_read_by_sender, dm_key, flags, normalize_content, normalize_topic,
+    EMPTY_TOPIC_DISPLAY_NAME, WILDCARD_MENTION_THRESHOLD,
+};
+use parley_domain::narrow::UserOperand;
+use parley_domain::user::User;
+use parley_domain::{ChannelId, ErrorCode, MessageId, RequestError, UserId};
+use parley_storage::messages::{self, NewMessage};
+use parley_storage::{channels, reactions, subscriptions, users, DbConn};
+use std::collections::BTreeSet;
+
+/// Where a message goes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Destination {
+    /// A channel by name.
+    ChannelName(String),
+    /// A channel by ID.
+    ChannelId(ChannelId),
+    /// Users, by ID or email.
+    Users(Vec<UserOperand>),
+}
+
+/// A message to send.
+#[derive(Debug, Clone)]
+pub struct SendMessage {
+    /// Channel or direct.
+    pub kind: message::MessageKind,
+    /// Recipient.
+    pub to: Destination,
+    /// Topic, for channel messages.
+    pub topic: Option<String>,
+    /// Markdown content.
+    pub content: String,
+    /// Start as read for the sender; None applies the client heuristic.
+    pub read_by_sender: Option<bool>,
+    /// The sending client's name.
+    pub client: String,
+}
+
+/// What sending produced.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Sent {
+    /// The new message's ID.
+    pub id: MessageId,
+}
+
+fn not_authorized(channel: &str) -> ActionError {
+    RequestError::bad_request(format!("Not authorized to send to channel '{channel}'")).into()
+}
+
+/// Finds the channel of a message: missing and invisible channels both read as missing.
+fn channel_for_send(
+    conn: &mut DbConn,
+    policy: &Policy,
+    sender: &User,
+    to: &Destination,
+) -> ActionResult<(Channel, bool)> {
+    match to {
+        Destination::ChannelName(name) => {
+            let name = parley_domain::channel::check_channel_name(name, "to")?;
+            access_channel_by_name(conn, policy, sender, &name)?.ok_or_else(|| {
+                RequestError::new(
+                    ErrorCode::StreamDoesNotExist,
+                    format!("Channel '{name}' does not exist"),
+                )
+                .with("stream", name.as_str())
+                .into()
+            })
+        }
+        Destination::ChannelId(id) => {
+            match crate::channels::access_channel_by_id(conn, policy, sender, *id) {
+                Ok(found) => Ok(found),
+                Err(ActionError::Request(_)) => Err(RequestError::new(
+                    ErrorCode::StreamDoesNotExist,
+                    format!("Channel with ID '{id}' does not exist"),
+                )
+                .with("stream_id", id.0)
+                .into()),
+                Err(other) => Err(other),
+            }
+        }
+        Destination::Users(_) => Err(RequestError::bad_request("Invalid message type").into()),
+    }
+}
+
+/// The effective empty-topic policy of a channel.
+fn topics_policy(policy: &Policy, channel: &Channel) -> TopicsPolicy {
+    match channel.topics_policy {
+        TopicsPolicy::Inherit => TopicsPolicy::from_name(&policy.realm.topics_policy)
+            .unwrap_or(TopicsPolicy::AllowEmptyTopic),
+        other => other,
+    }
+}
+
+/// Checks the empty-topic rules of a channel for a topic.
+pub(crate) fn check_topic_policy(
+    policy: &Policy,
+    channel: &Channel,
+    topic: &str,
+) -> Result<(), RequestError> {
+    match topics_policy(policy, channel) {
+        TopicsPolicy::DisableEmptyTopic if topic.is_empty() => {
+            Err(RequestError::bad_request(format!(
+            "Sending messages to the {EMPTY_TOPIC_DISPLAY_NAME} is not allowed in this channel."
+        )))
+        }
+        TopicsPolicy::EmptyTopicOnly if !topic.is_empty() => Err(RequestError::bad_request(
+            format!("Only the {EMPTY_TOPIC_DISPLAY_NAME} topic is allowed in this channel."),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Resolves direct-message recipients; every one must be an active user.
+fn dm_recipients(
+    ctx: &Context,
+    conn: &mut DbConn,
+    operands: &[UserOperand],
+) -> ActionResult<Vec<User>> {
+    if operands.is_empty() {
+        return Err(RequestError::bad_request("Message must have recipients").into());
+    }
+    let mut out: Vec<User> = Vec::new();
+    for operand in operands {
+        let user = match operand {
+            UserOperand::Id(id) => users::by_id(conn, UserId(*id))?
+                .ok_or_else(|| RequestError::bad_request(format!("Invalid user ID {id}")))?,
+            UserOperand::Email(email) => {
+                crate::auth::user_by_any_email(conn, email, &ctx.realm.host)?
+                    .map(|(u, _)| u)
+                    .ok_or_else(|| RequestError::bad_request(format!("Invalid email '{email}'")))?
+            }
+        };
+        if !user.is_active {
+            return Err(RequestError::bad_request(format!(
+                "'{}' is no longer using Zulip.",
+                user.api_email(&ctx.realm.host)
+            ))
+            .into());
+        }
+        if !out.iter().any(|u| u.id == user.id) {
+            out.push(user);
+        }
+    }
+    Ok(out)
+}
+
+/// Whether the sender may use a wildcard mention reaching `count` people.
+fn check_wildcard(
+    policy: &Policy,
+    sender: &User,
+    count: usize,
+    code: ErrorCode,
+    msg: &str,
+) -> Result<(), RequestError> {
+    if count <= WILDCARD_MENTION_THRESHOLD
+        || policy
+            .groups
+            .setting_contains(&policy.realm.can_mention_many_users_group, sender)
+    {
+        Ok(())
+    } else {
+        Err(RequestError::new(code, msg))
+    }
+}
+
+/// `POST /messages`: sends a message in one transaction (the message row and one row per
+/// recipient, inserted in batches).
+pub async fn do_send_message(
+    ctx: &Context,
+    sender: User,
+    request: SendMessage,
+) -> ActionResult<Sent> {
+    let content = normalize_content(&request.content)?;
+    let ctx2 = ctx.clone();
+    ctx.db
+        .transaction(move |conn| {
+            let policy = policy::load(conn)?;
+            let read_by_sender = request
+                .read_by_sender
+                .unwrap_or_else(|| default_read_by_sender(&request.client));
+            let sender_bits = if read_by_sender { flags::READ } else { 0 };
+            let now = now();
+            let id = match request.kind {
+                message::MessageKind::Channel => {
+                    let (channel, subscribed) = channel_for_send(conn, &policy, &sender, &request.to)?;
+                    if channel.is_archived || !can_access_channel_content(&sender, &channel, subscribed, &policy.groups) {
+                        return Err(not_authorized(&channel.name));
+                    }
+                    if !policy.groups.setting_contains(&channel.permissions.can_send_message_group, &sender) {
+                        return Err(RequestError::bad_request("You do not have permission to post in this channel.").into());
+                    }
+                    let raw_topic = request.topic.as_deref().ok_or_else(|| RequestError::bad_request("Missing topic"))?;
+                    let topic = normalize_topic(raw_topic, "topic")?;
+                    check_topic_policy(&policy, &channel, &topic)?;
+                    let rendered = rendering::render(conn, &ctx2.realm.url, &content);
+                    let recipients = subscriptions::active_recipients(conn, channel.id)?;
+                    if rendered.stream_wildcard {
+                        check_wildcard(&policy, &sender, recipients.len(), ErrorCode::StreamWildcardMentionNotAllowed,
+                            "You do not have permission to use channel wildcard mentions in this channel.")?;
+                    }
+                    let participants: BTreeSet<UserId> = if rendered.topic_wildcard {
+                        let key = topic.to_lowercase();
+                        let mut set: BTreeSet<UserId> = messages::topic_senders(conn, channel.id, &topic)?.into_iter().collect();
+                        set.extend(reactions::reactors_in_topic(conn, channel.id.0, &key)?);
+                        set.insert(sender.id);
+                        check_wildcard(&policy, &sender, set.len(), ErrorCode::TopicWildcardMentionNotAllowed,
+                            "You do not have permission to use topic wildcard mentions in this topic.")?;
+                        set
+                    } else {
+                        BTreeSet::new()
+                    };
+                    let rows: Vec<(UserId, i64)> = recipients
+                        .iter()
+                        .map(|user| {
+                            let mut bits = if *user == sender.id { sender_bits } else { 0 };
+                            if rendered.mentioned_user_ids.contains(&user.0) {
+                                bits |= flags::MENTIONED;
+                            }
+                            if rendered.stream_wildcard {
+                                bits |= flags::STREAM_WILDCARD_MENTIONED;
+                            }
+                            if rendered.topic_wildcard && participants.contains(user) {
+                                bits |= flags::TOPIC_WILDCARD_MENTIONED;
+                            }
+                            (*user, bits)
+                        })
+                        .collect();
+                    let new = NewMessage {
+                        sender_id: sender.id,
+                        channel_id: Some(channel.id),
+                        topic,
+                        dm_key: None,
+                        dm_group_id: None,
+                        recipient_user_id: None,
+                        content: content.clone(),
+                        rendered_content: rendered.html,
+                        date_sent: now,
+                        has_link: rendered.has_link,
+                        has_image: rendered.has_image,
+                        has_attachment: rendered.has_attachment,
+                        client: request.client.clone(),
+                    };
+                    let id = messages::insert(conn, &new, &rows)?;
+                    channels::set_first_message(conn, channel.id, id.0)?;
+                    id
+                }
+                message::MessageKind::Direct => {
+                    let Destination::Users(operands) = &request.to else {
+                        return Err(RequestError::bad_request("Invalid data type for recipients").into());
+                    };
+                    let recipients = dm_recipients(&ctx2, conn, operands)?;
+                    let mut participants: Vec<UserId> = recipients.iter().map(|u| u.id).collect();
+                    participants.push(sender.id);
+                    let key = dm_key(&participants);
+                    let unique = parley_domain::message::dm_participants(&key);
+                    let (group, other) = match unique.len() {
+                        1 => (None, Some(sender.id)),
+                        2 => (None, unique.iter().copied().find(|u| *u != sender.id)),
+                        _ => (Some(messages::dm_group(conn, &key)?), None),
+                    };
+                    let rendered = rendering::render(conn, &ctx2.realm.url, &content);
+                    let rows: Vec<(UserId, i64)> = unique
+                        .iter()
+                        .map(|user| {
+                            let mut bits = flags::IS_PRIVATE;
+                            if *user == sender.id {
+                                bits |= sender_bits;
+                            }
+                            if rendered.mentioned_user_ids.contains(&user.0) {
+                                bits |= flags::MENTIONED;
+                            }
+                            if rendered.stream_wildcard {
+                                bits |= flags::STREAM_WILDCARD_MENTIONED;
+                            }
+                            (*user, bits)
+                        })
+                        .collect();
+                    let new = NewMessage {
+                        sender_id: sender.id,
+                        channel_id: None,
+                        topic: String::new(),
+                        dm_key: Some(key),
+                        dm_group_id: group,
+                        recipient_user_id: other,
+                        content: content.clone(),
+                        rendered_content: rendered.html,
+                        date_sent: now,
+                        has_link: rendered.has_link,
+                        has_image: rendered.has_image,
+                        has_attachment: rendered.has_attachment,
+                        client: request.client.clone(),
+                    };
+                    messages::insert(conn, &new, &rows)?
+                }
+            };
+            Ok(Sent { id })
+        })
+        .await
+}

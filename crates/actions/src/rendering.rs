@@ -1,0 +1,96 @@
+//! Rendering message Markdown against the organization's data: mentions find users, groups and
+//! channels with small indexed queries, only when the text uses their syntax.
+
+use parley_markdown::{
+    Linkifier, Lookup, MentionChannel, MentionGroup, MentionUser, RealmEmoji, Rendered,
+};
+use parley_storage::{channels, users, DbConn};
+use std::cell::RefCell;
+
+/// A [`Lookup`] over the database, for one rendering inside a transaction.
+pub struct DbLookup<'a> {
+    conn: RefCell<&'a mut DbConn>,
+    realm_url: String,
+}
+
+impl<'a> DbLookup<'a> {
+    /// A lookup over this connection.
+    pub fn new(conn: &'a mut DbConn, realm_url: &str) -> Self {
+        DbLookup {
+            conn: RefCell::new(conn),
+            realm_url: realm_url.to_owned(),
+        }
+    }
+}
+
+impl Lookup for DbLookup<'_> {
+    fn users_by_name(&self, full_name: &str) -> Vec<MentionUser> {
+        let mut conn = self.conn.borrow_mut();
+        users::active_by_full_name(&mut conn, full_name)
+            .map(|found| {
+                found
+                    .into_iter()
+                    .map(|u| MentionUser {
+                        id: u.id.0,
+                        full_name: u.full_name,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn user_by_id(&self, id: i64) -> Option<MentionUser> {
+        let mut conn = self.conn.borrow_mut();
+        users::by_id(&mut conn, parley_domain::UserId(id))
+            .ok()
+            .flatten()
+            .filter(|u| u.is_active)
+            .map(|u| MentionUser {
+                id: u.id.0,
+                full_name: u.full_name,
+            })
+    }
+
+    fn group_by_name(&self, _name: &str) -> Option<MentionGroup> {
+        // User groups arrive with the organization features; system groups are not mentionable.
+        None
+    }
+
+    fn channel_by_name(&self, name: &str) -> Option<MentionChannel> {
+        let mut conn = self.conn.borrow_mut();
+        channels::by_name(&mut conn, name)
+            .ok()
+            .flatten()
+            .filter(|c| !c.invite_only)
+            .map(|c| MentionChannel {
+                id: c.id.0,
+                name: c.name,
+            })
+    }
+
+    fn realm_emoji(&self, _name: &str) -> Option<RealmEmoji> {
+        None
+    }
+
+    fn linkifiers(&self) -> &[Linkifier] {
+        &[]
+    }
+
+    fn realm_url(&self) -> Option<&str> {
+        Some(&self.realm_url)
+    }
+}
+
+/// Renders message content with the organization's data.
+pub fn render(conn: &mut DbConn, realm_url: &str, content: &str) -> Rendered {
+    let lookup = DbLookup::new(conn, realm_url);
+    parley_markdown::render_message(content, &lookup)
+}
+
+/// `POST /messages/render`: the HTML a message would get.
+pub async fn preview(ctx: &crate::Context, content: String) -> crate::error::ActionResult<String> {
+    let url = ctx.realm.url.clone();
+    ctx.db
+        .run(move |conn| Ok(render(conn, &url, &content).html))
+        .await
+}

@@ -1,0 +1,249 @@
+//! Messages: sending, reading, rendering.
+
+use crate::auth::Auth;
+use crate::envelope::Success;
+use crate::error::{ApiError, ApiResult};
+use crate::params;
+use crate::params::{path_param, Json, ParamMap, Params};
+use actix_web::{web, HttpRequest};
+use parley_actions::messages_read::{self, Anchor, MessageQuery, Presentation};
+use parley_actions::messages_send::{self, Destination, SendMessage};
+use parley_actions::Context;
+use parley_domain::message::{client_name, MessageKind};
+use parley_domain::narrow::{parse_narrow, NarrowTerm, UserOperand};
+use parley_domain::{ChannelId, MessageId, RequestError};
+use serde_json::Value;
+
+/// Parses `to` for a message kind: a channel name or ID, or a list of user IDs or emails.
+fn destination(kind: MessageKind, raw: &str) -> Result<Destination, RequestError> {
+    let parsed: Option<Value> = serde_json::from_str(raw).ok();
+    match kind {
+        MessageKind::Channel => match parsed {
+            Some(Value::Number(n)) => n
+                .as_i64()
+                .map(|id| Destination::ChannelId(ChannelId(id)))
+                .ok_or_else(|| RequestError::invalid_param("to", "Invalid data type for channel")),
+            Some(Value::String(name)) => Ok(Destination::ChannelName(name)),
+            Some(Value::Array(items)) => {
+                if items.len() != 1 {
+                    return Err(RequestError::invalid_param(
+                        "to",
+                        "Expected exactly one channel",
+                    ));
+                }
+                match &items[0] {
+                    Value::Number(n) => n
+                        .as_i64()
+                        .map(|id| Destination::ChannelId(ChannelId(id)))
+                        .ok_or_else(|| {
+                            RequestError::invalid_param("to", "Invalid data type for channel")
+                        }),
+                    Value::String(name) => Ok(Destination::ChannelName(name.clone())),
+                    _ => Err(RequestError::invalid_param(
+                        "to",
+                        "Invalid data type for channel",
+                    )),
+                }
+            }
+            Some(_) => Err(RequestError::invalid_param(
+                "to",
+                "Invalid data type for channel",
+            )),
+            None => Ok(Destination::ChannelName(raw.to_owned())),
+        },
+        MessageKind::Direct => {
+            let operands = match parsed {
+                Some(Value::Array(items)) => {
+                    let ids: Option<Vec<UserOperand>> = items
+                        .iter()
+                        .map(|v| v.as_i64().map(UserOperand::Id))
+                        .collect();
+                    let emails: Option<Vec<UserOperand>> = items
+                        .iter()
+                        .map(|v| v.as_str().map(|s| UserOperand::Email(s.to_owned())))
+                        .collect();
+                    match (ids, emails) {
+                        (Some(ids), _) => ids,
+                        (None, Some(emails)) => emails,
+                        (None, None) if items.iter().all(|v| v.is_i64() || v.is_string()) => {
+                            return Err(RequestError::invalid_param(
+                                "to",
+                                "Recipient lists may contain emails or user IDs, but not both.",
+                            ))
+                        }
+                        _ => {
+                            return Err(RequestError::invalid_param(
+                                "to",
+                                "Invalid data type for recipients",
+                            ))
+                        }
+                    }
+                }
+                Some(Value::Number(n)) => vec![UserOperand::Id(n.as_i64().unwrap_or_default())],
+                Some(Value::String(s)) => split_emails(&s),
+                Some(_) => {
+                    return Err(RequestError::invalid_param(
+                        "to",
+                        "Invalid data type for recipients",
+                    ))
+                }
+                None => split_emails(raw),
+            };
+            Ok(Destination::Users(operands))
+        }
+    }
+}
+
+fn split_emails(raw: &str) -> Vec<UserOperand> {
+    raw.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| UserOperand::Email(s.to_owned()))
+        .collect()
+}
+
+params! {
+    /// `POST /messages`.
+    pub struct SendParams {
+        r#type: String,
+        to: String,
+        content: String,
+        topic: Option<String>,
+        subject: Option<String>,
+        queue_id: Option<String>,
+        local_id: Option<String>,
+        read_by_sender: Option<bool>,
+    }
+}
+
+/// POST /messages — send a channel or direct message.
+pub async fn send(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    request: HttpRequest,
+    Params(p): Params<SendParams>,
+) -> ApiResult<Success> {
+    let kind = MessageKind::parse(&p.r#type)?;
+    if p.queue_id.is_some() && p.local_id.is_none() {
+        return Err(ApiError(RequestError::missing_param("local_id")));
+    }
+    let user_agent = request
+        .headers()
+        .get(actix_web::http::header::USER_AGENT)
+        .and_then(|v| v.to_str().ok());
+    let message = SendMessage {
+        kind,
+        to: destination(kind, &p.to)?,
+        topic: p.topic.or(p.subject),
+        content: p.content,
+        read_by_sender: p.read_by_sender,
+        client: client_name(user_agent),
+    };
+    let sent = messages_send::do_send_message(&ctx, me, message).await?;
+    Ok(Success::from_fields(sent))
+}
+
+/// `GET /messages`.
+#[derive(Debug)]
+pub struct GetMessagesParams {
+    query: MessageQuery,
+}
+
+fn narrow_param(p: &mut ParamMap, name: &str) -> Result<Vec<NarrowTerm>, RequestError> {
+    match p.take::<Option<Json<Value>>>(name)? {
+        Some(Json(value)) => parse_narrow(&value, name),
+        None => Ok(Vec::new()),
+    }
+}
+
+fn presentation(p: &mut ParamMap) -> Result<Presentation, RequestError> {
+    Ok(Presentation {
+        apply_markdown: p.take::<Option<bool>>("apply_markdown")?.unwrap_or(true),
+        client_gravatar: p.take::<Option<bool>>("client_gravatar")?.unwrap_or(true),
+        allow_empty_topic_name: p
+            .take::<Option<bool>>("allow_empty_topic_name")?
+            .unwrap_or(false),
+    })
+}
+
+impl params::FromParams for GetMessagesParams {
+    fn from_params(p: &mut ParamMap) -> Result<Self, RequestError> {
+        let first_unread = p
+            .take::<Option<bool>>("use_first_unread_anchor")?
+            .unwrap_or(false);
+        let anchor = match p.take::<Option<String>>("anchor")? {
+            Some(raw) => Anchor::parse(&raw)?,
+            None if first_unread => Anchor::FirstUnread,
+            None => {
+                return Err(RequestError::missing_param("anchor"));
+            }
+        };
+        Ok(GetMessagesParams {
+            query: MessageQuery {
+                anchor,
+                num_before: p.take::<Option<i64>>("num_before")?.unwrap_or(0),
+                num_after: p.take::<Option<i64>>("num_after")?.unwrap_or(0),
+                include_anchor: p.take::<Option<bool>>("include_anchor")?.unwrap_or(true),
+                narrow: narrow_param(p, "narrow")?,
+                presentation: presentation(p)?,
+            },
+        })
+    }
+}
+
+/// GET /messages — a page of messages around an anchor, filtered by a narrow.
+pub async fn list(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    Params(p): Params<GetMessagesParams>,
+) -> ApiResult<Success> {
+    let page = messages_read::get_messages(&ctx, me, p.query).await?;
+    Ok(Success::from_fields(page))
+}
+
+/// `GET /messages/{message_id}`.
+#[derive(Debug)]
+pub struct GetMessageParams {
+    presentation: Presentation,
+}
+
+impl params::FromParams for GetMessageParams {
+    fn from_params(p: &mut ParamMap) -> Result<Self, RequestError> {
+        let mut presentation = presentation(p)?;
+        presentation.client_gravatar = true;
+        Ok(GetMessageParams { presentation })
+    }
+}
+
+/// The message ID of a path.
+pub fn message_id(raw: &str) -> Result<MessageId, ApiError> {
+    path_param::<i64>("message_id", raw).map(MessageId)
+}
+
+/// GET /messages/{message_id} — one message and its Markdown.
+pub async fn get_one(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    path: web::Path<String>,
+    Params(p): Params<GetMessageParams>,
+) -> ApiResult<Success> {
+    let found = messages_read::get_message(&ctx, me, message_id(&path)?, p.presentation).await?;
+    Ok(Success::from_fields(found))
+}
+
+params! {
+    /// `POST /messages/render`.
+    pub struct RenderParams {
+        content: String,
+    }
+}
+
+/// POST /messages/render — preview a message's HTML.
+pub async fn render(
+    ctx: web::Data<Context>,
+    Auth(_): Auth,
+    Params(p): Params<RenderParams>,
+) -> ApiResult<Success> {
+    let rendered = parley_actions::rendering::preview(&ctx, p.content).await?;
+    Ok(Success::empty().with("rendered", rendered))
+}

@@ -1,0 +1,564 @@
+//! Messages and who received them. Reading goes through one query shape: messages left-joined
+//! with the reader's own `user_messages` row, filtered by a list of [`Condition`]s, paged by ID
+//! from an anchor. The conditions are written in SQL that both backends share.
+
+use crate::conn::DbConn;
+use crate::error::StorageError;
+use crate::schema::{dm_groups, messages, user_messages};
+use crate::sql::{Bind, SqlBuilder};
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Nullable};
+use parley_domain::message::flags;
+use parley_domain::{ChannelId, MessageId, UserId};
+
+/// A stored message.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, QueryableByName)]
+#[diesel(table_name = messages)]
+pub struct MessageRow {
+    /// ID.
+    pub id: i64,
+    /// Sender.
+    pub sender_id: i64,
+    /// Channel, for channel messages.
+    pub channel_id: Option<i64>,
+    /// Topic ("" for direct messages).
+    pub topic: String,
+    /// Lower-cased topic.
+    pub topic_key: String,
+    /// Participants' sorted IDs, for direct messages.
+    pub dm_key: Option<String>,
+    /// Group conversation, for direct messages between three or more.
+    pub dm_group_id: Option<i64>,
+    /// The other party, for one-on-one direct messages (the sender, for messages to oneself).
+    pub recipient_user_id: Option<i64>,
+    /// Markdown.
+    pub content: String,
+    /// HTML.
+    pub rendered_content: String,
+    /// Send time, Unix seconds.
+    pub date_sent: i64,
+    /// Last content edit.
+    pub last_edit_time: Option<i64>,
+    /// Last move.
+    pub last_moved_time: Option<i64>,
+    /// Edit history, JSON, newest first.
+    pub edit_history: Option<String>,
+    /// Contains a link.
+    pub has_link: bool,
+    /// Contains an image.
+    pub has_image: bool,
+    /// Links to an uploaded file.
+    pub has_attachment: bool,
+    /// The sending client's name.
+    pub client: String,
+}
+
+/// A message as read by one user: the row and their flags (None when they never received it
+/// and read it from the channel's history).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadMessage {
+    /// The message.
+    pub row: MessageRow,
+    /// The reader's flags.
+    pub flags: Option<i64>,
+}
+
+impl ReadMessage {
+    /// Flags as the API shows them: historical messages are read.
+    pub fn effective_flags(&self) -> i64 {
+        self.flags.unwrap_or(flags::READ | flags::HISTORICAL)
+    }
+}
+
+/// A message to insert.
+#[derive(Debug, Clone)]
+pub struct NewMessage {
+    /// Sender.
+    pub sender_id: UserId,
+    /// Channel, for channel messages.
+    pub channel_id: Option<ChannelId>,
+    /// Topic.
+    pub topic: String,
+    /// Conversation key, for direct messages.
+    pub dm_key: Option<String>,
+    /// Group conversation.
+    pub dm_group_id: Option<i64>,
+    /// The other party of a one-on-one conversation.
+    pub recipient_user_id: Option<UserId>,
+    /// Markdown.
+    pub content: String,
+    /// HTML.
+    pub rendered_content: String,
+    /// Send time.
+    pub date_sent: i64,
+    /// Contains a link.
+    pub has_link: bool,
+    /// Contains an image.
+    pub has_image: bool,
+    /// Links to an uploaded file.
+    pub has_attachment: bool,
+    /// Sending client.
+    pub client: String,
+}
+
+/// Inserts a message and its recipients' rows (in batches) and returns its ID.
+pub fn insert(
+    conn: &mut DbConn,
+    message: &NewMessage,
+    recipients: &[(UserId, i64)],
+) -> Result<MessageId, StorageError> {
+    let id = diesel::insert_into(messages::table)
+        .values((
+            messages::sender_id.eq(message.sender_id.0),
+            messages::channel_id.eq(message.channel_id.map(|c| c.0)),
+            messages::topic.eq(&message.topic),
+            messages::topic_key.eq(message.topic.to_lowercase()),
+            messages::dm_key.eq(&message.dm_key),
+            messages::dm_group_id.eq(message.dm_group_id),
+            messages::recipient_user_id.eq(message.recipient_user_id.map(|u| u.0)),
+            messages::content.eq(&message.content),
+            messages::rendered_content.eq(&message.rendered_content),
+            messages::date_sent.eq(message.date_sent),
+            messages::has_link.eq(message.has_link),
+            messages::has_image.eq(message.has_image),
+            messages::has_attachment.eq(message.has_attachment),
+            messages::client.eq(&message.client),
+        ))
+        .returning(messages::id)
+        .get_result::<i64>(conn)?;
+    let rows: Vec<_> = recipients
+        .iter()
+        .map(|(user, bits)| {
+            (
+                user_messages::user_id.eq(user.0),
+                user_messages::message_id.eq(id),
+                user_messages::flags.eq(*bits),
+            )
+        })
+        .collect();
+    for chunk in rows.chunks(1000) {
+        crate::on_backend!(conn, |c| diesel::insert_into(user_messages::table)
+            .values(chunk)
+            .execute(c))?;
+    }
+    Ok(MessageId(id))
+}
+
+/// The group conversation of this key, created when missing.
+pub fn dm_group(conn: &mut DbConn, key: &str) -> Result<i64, StorageError> {
+    if let Some(id) = dm_groups::table
+        .filter(dm_groups::dm_key.eq(key))
+        .select(dm_groups::id)
+        .first::<i64>(conn)
+        .optional()?
+    {
+        return Ok(id);
+    }
+    Ok(diesel::insert_into(dm_groups::table)
+        .values(dm_groups::dm_key.eq(key))
+        .returning(dm_groups::id)
+        .get_result(conn)?)
+}
+
+/// One filter of a message query. IDs are resolved; `Not` inverts.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Condition {
+    /// In this channel.
+    Channel(ChannelId),
+    /// In one of these channels.
+    ChannelIn(Vec<ChannelId>),
+    /// In this topic (case-insensitive).
+    Topic(String),
+    /// Sent by this user.
+    Sender(UserId),
+    /// In this direct conversation.
+    DmKey(String),
+    /// A direct message that this user also received.
+    DmIncluding(UserId),
+    /// A direct message.
+    IsDm,
+    /// The reader's flags include this bit (historical messages count as read).
+    Flag(i64),
+    /// In a resolved topic.
+    Resolved,
+    /// Has a link.
+    HasLink,
+    /// Has an image.
+    HasImage,
+    /// Has an attachment.
+    HasAttachment,
+    /// Has a reaction.
+    HasReaction,
+    /// This message.
+    Id(MessageId),
+    /// One of these messages.
+    IdIn(Vec<MessageId>),
+    /// Content or topic contains this text (case-insensitive).
+    Search(String),
+    /// Matches nothing.
+    Nothing,
+    /// The opposite.
+    Not(Box<Condition>),
+}
+
+/// Which messages a reader may see: those they received, and also every message of
+/// `history_channels`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Audience {
+    /// The reader.
+    pub reader: UserId,
+    /// Channels whose whole history the reader may read.
+    pub history_channels: Vec<ChannelId>,
+}
+
+/// Which side of the anchor to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// IDs below the anchor, newest first.
+    Before,
+    /// IDs above the anchor, oldest first.
+    After,
+}
+
+fn like_pattern(text: &str) -> String {
+    let escaped = text
+        .to_lowercase()
+        .replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_");
+    format!("%{escaped}%")
+}
+
+fn id_list(ids: impl Iterator<Item = i64>) -> String {
+    let list: Vec<String> = ids.map(|id| id.to_string()).collect();
+    if list.is_empty() {
+        "0".to_owned()
+    } else {
+        list.join(",")
+    }
+}
+
+/// Appends one condition as SQL (`m` is the message, `um` the reader's row).
+fn push_condition(sql: &mut SqlBuilder, condition: &Condition) {
+    match condition {
+        Condition::Not(inner) => {
+            sql.push("NOT (");
+            push_condition(sql, inner);
+            sql.push(")");
+        }
+        Condition::Channel(id) => {
+            sql.push("COALESCE(m.channel_id, 0) = ")
+                .bind(Bind::Int(id.0));
+        }
+        Condition::ChannelIn(ids) => {
+            sql.push(&format!(
+                "COALESCE(m.channel_id, 0) IN ({})",
+                id_list(ids.iter().map(|c| c.0))
+            ));
+        }
+        Condition::Topic(topic) => {
+            sql.push("(m.channel_id IS NOT NULL AND m.topic_key = ")
+                .bind(Bind::Text(topic.to_lowercase()))
+                .push(")");
+        }
+        Condition::Sender(id) => {
+            sql.push("m.sender_id = ").bind(Bind::Int(id.0));
+        }
+        Condition::DmKey(key) => {
+            sql.push("COALESCE(m.dm_key, '') = ")
+                .bind(Bind::Text(key.clone()));
+        }
+        Condition::DmIncluding(user) => {
+            sql.push("(m.dm_key IS NOT NULL AND EXISTS (SELECT 1 FROM user_messages um2 WHERE um2.message_id = m.id AND um2.user_id = ")
+                .bind(Bind::Int(user.0))
+                .push("))");
+        }
+        Condition::IsDm => {
+            sql.push("m.dm_key IS NOT NULL");
+        }
+        Condition::Flag(bit) => {
+            sql.push(&format!(
+                "(COALESCE(um.flags, {}) & {bit}) <> 0",
+                flags::READ | flags::HISTORICAL
+            ));
+        }
+        Condition::Resolved => {
+            sql.push("(m.channel_id IS NOT NULL AND m.topic LIKE ")
+                .bind(Bind::Text("\u{2714} %".to_owned()))
+                .push(")");
+        }
+        Condition::HasLink => {
+            sql.push("m.has_link = ").bind(Bind::Bool(true));
+        }
+        Condition::HasImage => {
+            sql.push("m.has_image = ").bind(Bind::Bool(true));
+        }
+        Condition::HasAttachment => {
+            sql.push("m.has_attachment = ").bind(Bind::Bool(true));
+        }
+        Condition::HasReaction => {
+            sql.push("EXISTS (SELECT 1 FROM reactions r WHERE r.message_id = m.id)");
+        }
+        Condition::Id(id) => {
+            sql.push("m.id = ").bind(Bind::Int(id.0));
+        }
+        Condition::IdIn(ids) => {
+            sql.push(&format!("m.id IN ({})", id_list(ids.iter().map(|m| m.0))));
+        }
+        Condition::Search(text) => {
+            let pattern = like_pattern(text);
+            sql.push("(lower(m.content) LIKE ")
+                .bind(Bind::Text(pattern.clone()))
+                .push(" ESCAPE '\\' OR lower(m.topic) LIKE ")
+                .bind(Bind::Text(pattern))
+                .push(" ESCAPE '\\')");
+        }
+        Condition::Nothing => {
+            sql.push("1 = 0");
+        }
+    }
+}
+
+const COLUMNS: &str = "m.id, m.sender_id, m.channel_id, m.topic, m.topic_key, m.dm_key, \
+    m.dm_group_id, m.recipient_user_id, m.content, m.rendered_content, m.date_sent, \
+    m.last_edit_time, m.last_moved_time, m.edit_history, m.has_link, m.has_image, \
+    m.has_attachment, m.client, um.flags AS reader_flags";
+
+#[derive(QueryableByName)]
+struct PageRow {
+    #[diesel(embed)]
+    message: MessageRow,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    reader_flags: Option<i64>,
+}
+
+/// The query of every message the audience may see that matches every condition.
+fn matching(audience: &Audience, conditions: &[Condition]) -> SqlBuilder {
+    let mut sql = SqlBuilder::new();
+    sql.push(&format!(
+        "SELECT {COLUMNS} FROM messages m LEFT JOIN user_messages um \
+         ON um.message_id = m.id AND um.user_id = "
+    ))
+    .bind(Bind::Int(audience.reader.0));
+    if audience.history_channels.is_empty() {
+        sql.push(" WHERE um.user_id IS NOT NULL");
+    } else {
+        sql.push(&format!(
+            " WHERE (um.user_id IS NOT NULL OR COALESCE(m.channel_id, 0) IN ({}))",
+            id_list(audience.history_channels.iter().map(|c| c.0))
+        ));
+    }
+    for condition in conditions {
+        sql.push(" AND ");
+        push_condition(&mut sql, condition);
+    }
+    sql
+}
+
+/// Reads up to `limit` messages on one side of `anchor` that the audience may see and that
+/// match every condition; `Before` returns newest first, `After` oldest first.
+pub fn page(
+    conn: &mut DbConn,
+    audience: &Audience,
+    conditions: &[Condition],
+    anchor: i64,
+    direction: Direction,
+    include_anchor: bool,
+    limit: i64,
+) -> Result<Vec<ReadMessage>, StorageError> {
+    if limit <= 0 {
+        return Ok(Vec::new());
+    }
+    let mut sql = matching(audience, conditions);
+    let (op, order) = match (direction, include_anchor) {
+        (Direction::Before, true) => ("<=", "DESC"),
+        (Direction::Before, false) => ("<", "DESC"),
+        (Direction::After, true) => (">=", "ASC"),
+        (Direction::After, false) => (">", "ASC"),
+    };
+    sql.push(&format!(" AND m.id {op} "))
+        .bind(Bind::Int(anchor));
+    sql.push(&format!(" ORDER BY m.id {order} LIMIT "))
+        .bind(Bind::Int(limit));
+    let rows: Vec<PageRow> = sql.load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|r| ReadMessage {
+            row: r.message,
+            flags: r.reader_flags,
+        })
+        .collect())
+}
+
+/// The messages with these IDs that the audience may see and that match the conditions.
+pub fn by_ids_for(
+    conn: &mut DbConn,
+    audience: &Audience,
+    ids: &[MessageId],
+    conditions: &[Condition],
+) -> Result<Vec<ReadMessage>, StorageError> {
+    let mut all = conditions.to_vec();
+    all.push(Condition::IdIn(ids.to_vec()));
+    let mut sql = matching(audience, &all);
+    sql.push(" ORDER BY m.id ASC");
+    let rows: Vec<PageRow> = sql.load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|r| ReadMessage {
+            row: r.message,
+            flags: r.reader_flags,
+        })
+        .collect())
+}
+
+/// The oldest unread message matching the conditions, if any.
+pub fn first_unread(
+    conn: &mut DbConn,
+    audience: &Audience,
+    conditions: &[Condition],
+) -> Result<Option<i64>, StorageError> {
+    let mut all = conditions.to_vec();
+    all.push(Condition::Not(Box::new(Condition::Flag(flags::READ))));
+    let mut sql = matching(audience, &all);
+    sql.push(" ORDER BY m.id ASC LIMIT 1");
+    let rows: Vec<PageRow> = sql.load(conn)?;
+    Ok(rows.first().map(|r| r.message.id))
+}
+
+/// A message by ID, whoever may see it.
+pub fn by_id(conn: &mut DbConn, id: MessageId) -> Result<Option<MessageRow>, StorageError> {
+    Ok(messages::table
+        .find(id.0)
+        .select(MessageRow::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// A user's flags on a message, if they have a row.
+pub fn flags_of(
+    conn: &mut DbConn,
+    user: UserId,
+    message: MessageId,
+) -> Result<Option<i64>, StorageError> {
+    Ok(user_messages::table
+        .find((user.0, message.0))
+        .select(user_messages::flags)
+        .first(conn)
+        .optional()?)
+}
+
+/// The highest message ID the user received, or None.
+pub fn max_id_for(conn: &mut DbConn, user: UserId) -> Result<Option<i64>, StorageError> {
+    Ok(user_messages::table
+        .filter(user_messages::user_id.eq(user.0))
+        .select(diesel::dsl::max(user_messages::message_id))
+        .first(conn)?)
+}
+
+/// Everyone who received a message.
+pub fn recipients_of(conn: &mut DbConn, message: MessageId) -> Result<Vec<UserId>, StorageError> {
+    Ok(user_messages::table
+        .filter(user_messages::message_id.eq(message.0))
+        .select(user_messages::user_id)
+        .load::<i64>(conn)?
+        .into_iter()
+        .map(UserId)
+        .collect())
+}
+
+/// Distinct senders of a channel topic (its participants, with reactors added by the caller).
+pub fn topic_senders(
+    conn: &mut DbConn,
+    channel: ChannelId,
+    topic: &str,
+) -> Result<Vec<UserId>, StorageError> {
+    Ok(messages::table
+        .filter(messages::channel_id.eq(channel.0))
+        .filter(messages::topic_key.eq(topic.to_lowercase()))
+        .select(messages::sender_id)
+        .distinct()
+        .load::<i64>(conn)?
+        .into_iter()
+        .map(UserId)
+        .collect())
+}
+
+/// Changes flags: sets (`add`) or clears the bits on the rows of these messages; returns the IDs
+/// whose flags changed.
+pub fn update_flags(
+    conn: &mut DbConn,
+    user: UserId,
+    ids: &[MessageId],
+    bit: i64,
+    add: bool,
+) -> Result<Vec<MessageId>, StorageError> {
+    let raw: Vec<i64> = ids.iter().map(|m| m.0).collect();
+    let current: Vec<(i64, i64)> = user_messages::table
+        .filter(user_messages::user_id.eq(user.0))
+        .filter(user_messages::message_id.eq_any(&raw))
+        .select((user_messages::message_id, user_messages::flags))
+        .load(conn)?;
+    let mut changed = Vec::new();
+    for (id, bits) in current {
+        let new = if add { bits | bit } else { bits & !bit };
+        if new != bits {
+            diesel::update(user_messages::table.find((user.0, id)))
+                .set(user_messages::flags.eq(new))
+                .execute(conn)?;
+            changed.push(MessageId(id));
+        }
+    }
+    changed.sort();
+    Ok(changed)
+}
+
+/// Gives a user a row for a message they read from history, so that flags can be kept.
+pub fn add_historical_row(
+    conn: &mut DbConn,
+    user: UserId,
+    message: MessageId,
+    bits: i64,
+) -> Result<(), StorageError> {
+    diesel::insert_into(user_messages::table)
+        .values((
+            user_messages::user_id.eq(user.0),
+            user_messages::message_id.eq(message.0),
+            user_messages::flags.eq(bits),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Marks every unread message of a user matching the conditions as read; returns their IDs.
+pub fn mark_read_where(
+    conn: &mut DbConn,
+    user: UserId,
+    conditions: &[Condition],
+) -> Result<Vec<MessageId>, StorageError> {
+    let audience = Audience {
+        reader: user,
+        history_channels: Vec::new(),
+    };
+    let mut all = conditions.to_vec();
+    all.push(Condition::Not(Box::new(Condition::Flag(flags::READ))));
+    let mut sql = matching(&audience, &all);
+    sql.push(" ORDER BY m.id ASC");
+    let rows: Vec<PageRow> = sql.load(conn)?;
+    let ids: Vec<MessageId> = rows.iter().map(|r| MessageId(r.message.id)).collect();
+    for chunk in ids.chunks(500) {
+        update_flags(conn, user, chunk, flags::READ, true)?;
+    }
+    Ok(ids)
+}
+
+/// Unread counts are derived from this: the IDs of a user's unread messages.
+pub fn unread_ids(conn: &mut DbConn, user: UserId) -> Result<Vec<MessageId>, StorageError> {
+    Ok(user_messages::table
+        .filter(user_messages::user_id.eq(user.0))
+        .select((user_messages::message_id, user_messages::flags))
+        .load::<(i64, i64)>(conn)?
+        .into_iter()
+        .filter(|(_, bits)| bits & flags::READ == 0)
+        .map(|(id, _)| MessageId(id))
+        .collect())
+}

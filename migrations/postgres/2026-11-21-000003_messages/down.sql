@@ -1,0 +1,4 @@
+DROP TABLE reactions;
+DROP TABLE user_messages;
+DROP TABLE messages;
+DROP TABLE dm_groups;
