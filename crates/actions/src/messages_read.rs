@@ -362,12 +362,31 @@ pub(crate) fn invalid_message() -> ActionError {
     RequestError::bad_request("Invalid message(s)").into()
 }
 
-/// `GET /messages`.
-pub async fn get_messages(
-    ctx: &Context,
-    reader: User,
-    query: MessageQuery,
-) -> ActionResult<Map<String, Value>> {
+/// A page of messages around an anchor.
+pub struct Page {
+    /// The resolved anchor.
+    pub anchor: i64,
+    /// The messages, oldest first.
+    pub messages: Vec<ReadMessage>,
+    /// Whether the anchor itself matched.
+    pub found_anchor: bool,
+    /// Whether the page reaches the oldest matching message.
+    pub found_oldest: bool,
+    /// Whether the page reaches the newest matching message.
+    pub found_newest: bool,
+}
+
+/// The IDs a query selects, for bulk operations on a narrow.
+pub struct SelectedIds {
+    /// The IDs, ascending.
+    pub ids: Vec<MessageId>,
+    /// Whether they reach the oldest matching message.
+    pub found_oldest: bool,
+    /// Whether they reach the newest matching message.
+    pub found_newest: bool,
+}
+
+fn check_query(query: &MessageQuery) -> Result<(), RequestError> {
     if query.num_before < 0 || query.num_after < 0 {
         let name = if query.num_before < 0 {
             "num_before"
@@ -377,72 +396,154 @@ pub async fn get_messages(
         return Err(RequestError::invalid_param(
             name,
             format!("{name} is not a non-negative integer"),
-        )
-        .into());
+        ));
     }
     if query.num_before + query.num_after > MAX_MESSAGES_PER_FETCH {
-        return Err(
-            RequestError::bad_request("Too many messages requested (maximum 5000).").into(),
-        );
+        return Err(RequestError::bad_request(
+            "Too many messages requested (maximum 5000).",
+        ));
     }
     if !query.include_anchor && query.num_before > 0 && query.num_after > 0 {
         return Err(RequestError::bad_request(
             "The anchor can only be excluded at an end of the range",
-        )
-        .into());
+        ));
     }
+    Ok(())
+}
+
+/// Reads the page a query selects.
+fn select_page(
+    ctx: &Context,
+    conn: &mut DbConn,
+    reader: &User,
+    query: &MessageQuery,
+) -> ActionResult<Page> {
+    let policy = policy::load(conn)?;
+    let resolved = resolve_narrow(ctx, conn, &policy, reader, &query.narrow)?;
+    let anchor = match query.anchor {
+        Anchor::Newest => NEWEST_ANCHOR,
+        Anchor::Oldest => 0,
+        Anchor::Id(id) => id,
+        Anchor::FirstUnread => {
+            messages::first_unread(conn, &resolved.audience, &resolved.conditions)?
+                .unwrap_or(NEWEST_ANCHOR)
+        }
+    };
+    let mut before = messages::page(
+        conn,
+        &resolved.audience,
+        &resolved.conditions,
+        anchor,
+        Direction::Before,
+        false,
+        query.num_before,
+    )?;
+    let after_limit = query.num_after + i64::from(query.include_anchor);
+    let mut after = messages::page(
+        conn,
+        &resolved.audience,
+        &resolved.conditions,
+        anchor,
+        Direction::After,
+        query.include_anchor,
+        after_limit,
+    )?;
+    let found_anchor = query.include_anchor && after.first().is_some_and(|m| m.row.id == anchor);
+    if query.include_anchor && !found_anchor && after.len() as i64 > query.num_after {
+        after.truncate(query.num_after as usize);
+    }
+    let after_count = after.len() as i64 - i64::from(found_anchor);
+    let found_oldest = anchor == 0 || (before.len() as i64) < query.num_before;
+    let found_newest = anchor >= NEWEST_ANCHOR || after_count < query.num_after;
+    before.reverse();
+    before.extend(after);
+    Ok(Page {
+        anchor,
+        messages: before,
+        found_anchor,
+        found_oldest,
+        found_newest,
+    })
+}
+
+/// `GET /messages`.
+pub async fn get_messages(
+    ctx: &Context,
+    reader: User,
+    query: MessageQuery,
+) -> ActionResult<Map<String, Value>> {
+    check_query(&query)?;
     let ctx2 = ctx.clone();
     ctx.db
         .run(move |conn| {
-            let policy = policy::load(conn)?;
-            let resolved = resolve_narrow(&ctx2, conn, &policy, &reader, &query.narrow)?;
-            let anchor = match query.anchor {
-                Anchor::Newest => NEWEST_ANCHOR,
-                Anchor::Oldest => 0,
-                Anchor::Id(id) => id,
-                Anchor::FirstUnread => {
-                    messages::first_unread(conn, &resolved.audience, &resolved.conditions)?
-                        .unwrap_or(NEWEST_ANCHOR)
-                }
-            };
-            let mut before = messages::page(
-                conn,
-                &resolved.audience,
-                &resolved.conditions,
-                anchor,
-                Direction::Before,
-                false,
-                query.num_before,
-            )?;
-            let after_limit = query.num_after + i64::from(query.include_anchor);
-            let mut after = messages::page(
-                conn,
-                &resolved.audience,
-                &resolved.conditions,
-                anchor,
-                Direction::After,
-                query.include_anchor,
-                after_limit,
-            )?;
-            let found_anchor =
-                query.include_anchor && after.first().is_some_and(|m| m.row.id == anchor);
-            if query.include_anchor && !found_anchor && after.len() as i64 > query.num_after {
-                after.truncate(query.num_after as usize);
-            }
-            let after_count = after.len() as i64 - i64::from(found_anchor);
-            let found_oldest = anchor == 0 || (before.len() as i64) < query.num_before;
-            let found_newest = anchor >= NEWEST_ANCHOR || after_count < query.num_after;
-            before.reverse();
-            before.extend(after);
-            let records = present(&ctx2, conn, &reader, &before, query.presentation)?;
+            let page = select_page(&ctx2, conn, &reader, &query)?;
+            let records = present(&ctx2, conn, &reader, &page.messages, query.presentation)?;
             let mut out = Map::new();
-            out.insert("anchor".into(), anchor.into());
-            out.insert("found_anchor".into(), found_anchor.into());
-            out.insert("found_oldest".into(), found_oldest.into());
-            out.insert("found_newest".into(), found_newest.into());
+            out.insert("anchor".into(), page.anchor.into());
+            out.insert("found_anchor".into(), page.found_anchor.into());
+            out.insert("found_oldest".into(), page.found_oldest.into());
+            out.insert("found_newest".into(), page.found_newest.into());
             out.insert("history_limited".into(), false.into());
             out.insert("messages".into(), Value::Array(records));
             Ok(out)
+        })
+        .await
+}
+
+/// The IDs of the messages a query selects.
+pub async fn select_ids(
+    ctx: &Context,
+    reader: User,
+    query: MessageQuery,
+) -> ActionResult<SelectedIds> {
+    check_query(&query)?;
+    let ctx2 = ctx.clone();
+    ctx.db
+        .run(move |conn| {
+            let page = select_page(&ctx2, conn, &reader, &query)?;
+            Ok(SelectedIds {
+                ids: page.messages.iter().map(|m| MessageId(m.row.id)).collect(),
+                found_oldest: page.found_oldest,
+                found_newest: page.found_newest,
+            })
+        })
+        .await
+}
+
+/// `GET /users/me/{stream_id}/topics`: the channel's topics the reader may see, newest first,
+/// with their latest message ID.
+pub async fn channel_topics(
+    ctx: &Context,
+    reader: User,
+    channel: ChannelId,
+    allow_empty_topic_name: bool,
+) -> ActionResult<Vec<Value>> {
+    ctx.db
+        .run(move |conn| {
+            let policy = policy::load(conn)?;
+            let (found, subscribed) =
+                crate::channels::access_channel_by_id(conn, &policy, &reader, channel)?;
+            let history = if history_readable(&policy, &reader, &found, subscribed) {
+                vec![channel]
+            } else {
+                Vec::new()
+            };
+            let audience = Audience {
+                reader: reader.id,
+                history_channels: history,
+            };
+            let rows = messages::topics(conn, &audience, channel)?;
+            Ok(rows
+                .into_iter()
+                .map(|(name, max_id)| {
+                    let name = if name.is_empty() && !allow_empty_topic_name {
+                        EMPTY_TOPIC_DISPLAY_NAME.to_owned()
+                    } else {
+                        name
+                    };
+                    json!({"name": name, "max_id": max_id})
+                })
+                .collect())
         })
         .await
 }

@@ -43,6 +43,10 @@ pub enum ErrorCode {
     BadNarrow,
     /// Creating or renaming a channel to a name that is taken.
     ChannelAlreadyExists,
+    /// Reacting twice with the same emoji.
+    ReactionAlreadyExists,
+    /// Removing a reaction that is not there.
+    ReactionDoesNotExist,
     /// An expected old value (`old`, `prev_content_sha256`) does not match.
     ExpectationMismatch,
     /// An unexpected failure on the server's side.
@@ -72,6 +76,8 @@ impl ErrorCode {
             ErrorCode::BadNarrow => "BAD_NARROW",
             ErrorCode::ChannelAlreadyExists => "CHANNEL_ALREADY_EXISTS",
             ErrorCode::ExpectationMismatch => "EXPECTATION_MISMATCH",
+            ErrorCode::ReactionAlreadyExists => "REACTION_ALREADY_EXISTS",
+            ErrorCode::ReactionDoesNotExist => "REACTION_DOES_NOT_EXIST",
             ErrorCode::InternalServerError => "INTERNAL_SERVER_ERROR",
         }
     }

@@ -228,3 +228,13 @@ mod tests {
         assert!(!html.contains('\u{E000}'), "{html}");
     }
 }
+
+/// The code of the Unicode emoji called `name` (as reactions and `:name:` use it), if any.
+pub fn emoji_code_for_name(name: &str) -> Option<String> {
+    emoji::code_for_name(name)
+}
+
+/// Whether `code` is a Unicode emoji code.
+pub fn is_emoji_code(code: &str) -> bool {
+    emoji::is_known_code(code)
+}

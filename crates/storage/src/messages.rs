@@ -562,3 +562,55 @@ pub fn unread_ids(conn: &mut DbConn, user: UserId) -> Result<Vec<MessageId>, Sto
         .map(|(id, _)| MessageId(id))
         .collect())
 }
+
+#[derive(QueryableByName)]
+struct TopicRow {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    topic_key: String,
+    #[diesel(sql_type = BigInt)]
+    max_id: i64,
+}
+
+/// A channel's topics the audience may see, newest first: the name as in the topic's latest
+/// message, and that message's ID. Topics differing only in case are one topic.
+pub fn topics(
+    conn: &mut DbConn,
+    audience: &Audience,
+    channel: ChannelId,
+) -> Result<Vec<(String, i64)>, StorageError> {
+    let mut sql = matching(audience, &[Condition::Channel(channel)]);
+    let inner = std::mem::take(&mut sql);
+    let mut outer = SqlBuilder::new();
+    outer.push("SELECT q.topic_key AS topic_key, MAX(q.id) AS max_id FROM (");
+    outer.append(inner);
+    outer.push(") q GROUP BY q.topic_key ORDER BY max_id DESC");
+    let rows: Vec<TopicRow> = outer.load(conn)?;
+    let ids: Vec<i64> = rows.iter().map(|r| r.max_id).collect();
+    let names: std::collections::HashMap<i64, String> = messages::table
+        .filter(messages::id.eq_any(&ids))
+        .select((messages::id, messages::topic))
+        .load::<(i64, String)>(conn)?
+        .into_iter()
+        .collect();
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            (
+                names.get(&r.max_id).cloned().unwrap_or(r.topic_key),
+                r.max_id,
+            )
+        })
+        .collect())
+}
+
+/// Deletes messages with their recipients' rows and reactions.
+pub fn delete(conn: &mut DbConn, ids: &[MessageId]) -> Result<usize, StorageError> {
+    let raw: Vec<i64> = ids.iter().map(|m| m.0).collect();
+    diesel::delete(
+        crate::schema::reactions::table.filter(crate::schema::reactions::message_id.eq_any(&raw)),
+    )
+    .execute(conn)?;
+    diesel::delete(user_messages::table.filter(user_messages::message_id.eq_any(&raw)))
+        .execute(conn)?;
+    Ok(diesel::delete(messages::table.filter(messages::id.eq_any(&raw))).execute(conn)?)
+}

@@ -47,6 +47,13 @@ impl SqlBuilder {
         self
     }
 
+    /// Appends another builder's text and binds.
+    pub fn append(&mut self, other: SqlBuilder) -> &mut Self {
+        self.text.push_str(&other.text);
+        self.binds.extend(other.binds);
+        self
+    }
+
     /// The text with PostgreSQL's numbered placeholders.
     fn numbered(&self) -> String {
         let mut out = String::with_capacity(self.text.len() + 8);

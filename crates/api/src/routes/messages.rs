@@ -166,27 +166,39 @@ fn presentation(p: &mut ParamMap) -> Result<Presentation, RequestError> {
     })
 }
 
+/// The anchor, range and narrow shared by `GET /messages` and `POST /messages/flags/narrow`
+/// (which requires the range).
+pub fn message_query(p: &mut ParamMap, range_required: bool) -> Result<MessageQuery, RequestError> {
+    let first_unread = p
+        .take::<Option<bool>>("use_first_unread_anchor")?
+        .unwrap_or(false);
+    let anchor = match p.take::<Option<String>>("anchor")? {
+        Some(raw) => Anchor::parse(&raw)?,
+        None if first_unread => Anchor::FirstUnread,
+        None => return Err(RequestError::missing_param("anchor")),
+    };
+    let (num_before, num_after) = if range_required {
+        (p.take::<i64>("num_before")?, p.take::<i64>("num_after")?)
+    } else {
+        (
+            p.take::<Option<i64>>("num_before")?.unwrap_or(0),
+            p.take::<Option<i64>>("num_after")?.unwrap_or(0),
+        )
+    };
+    Ok(MessageQuery {
+        anchor,
+        num_before,
+        num_after,
+        include_anchor: p.take::<Option<bool>>("include_anchor")?.unwrap_or(true),
+        narrow: narrow_param(p, "narrow")?,
+        presentation: presentation(p)?,
+    })
+}
+
 impl params::FromParams for GetMessagesParams {
     fn from_params(p: &mut ParamMap) -> Result<Self, RequestError> {
-        let first_unread = p
-            .take::<Option<bool>>("use_first_unread_anchor")?
-            .unwrap_or(false);
-        let anchor = match p.take::<Option<String>>("anchor")? {
-            Some(raw) => Anchor::parse(&raw)?,
-            None if first_unread => Anchor::FirstUnread,
-            None => {
-                return Err(RequestError::missing_param("anchor"));
-            }
-        };
         Ok(GetMessagesParams {
-            query: MessageQuery {
-                anchor,
-                num_before: p.take::<Option<i64>>("num_before")?.unwrap_or(0),
-                num_after: p.take::<Option<i64>>("num_after")?.unwrap_or(0),
-                include_anchor: p.take::<Option<bool>>("include_anchor")?.unwrap_or(true),
-                narrow: narrow_param(p, "narrow")?,
-                presentation: presentation(p)?,
-            },
+            query: message_query(p, false)?,
         })
     }
 }
@@ -246,4 +258,39 @@ pub async fn render(
 ) -> ApiResult<Success> {
     let rendered = parley_actions::rendering::preview(&ctx, p.content).await?;
     Ok(Success::empty().with("rendered", rendered))
+}
+
+params! {
+    /// `DELETE /messages/{message_id}`.
+    pub struct DeleteParams {}
+}
+
+/// DELETE /messages/{message_id} — delete a message.
+pub async fn delete(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    path: web::Path<String>,
+    _: Params<DeleteParams>,
+) -> ApiResult<Success> {
+    parley_actions::messages_delete::delete_message(&ctx, me, message_id(&path)?).await?;
+    Ok(Success::empty())
+}
+
+params! {
+    /// `GET /users/me/{stream_id}/topics`.
+    pub struct TopicsParams {
+        allow_empty_topic_name: bool = false,
+    }
+}
+
+/// GET /users/me/{stream_id}/topics — a channel's topics, newest first.
+pub async fn topics(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    path: web::Path<String>,
+    Params(p): Params<TopicsParams>,
+) -> ApiResult<Success> {
+    let channel = ChannelId(path_param::<i64>("stream_id", &path)?);
+    let topics = messages_read::channel_topics(&ctx, me, channel, p.allow_empty_topic_name).await?;
+    Ok(Success::empty().with("topics", topics))
 }

@@ -2,8 +2,10 @@
 //! parse their parameters, call one action and wrap the result.
 
 pub mod channels;
+pub mod message_flags;
 pub mod messages;
 pub mod profile_fields;
+pub mod reactions;
 pub mod server;
 pub mod subscriptions;
 pub mod users;
@@ -36,6 +38,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         get => subscriptions::list, post => subscriptions::subscribe, delete => subscriptions::unsubscribe);
     endpoint!(cfg, "/users/me/subscriptions/properties",
         post => subscriptions::update_properties, patch => subscriptions::update_properties);
+    endpoint!(cfg, "/users/me/{stream_id}/topics", get => messages::topics);
     endpoint!(cfg, "/users/{user}", get => users::get_one);
     endpoint!(cfg, "/users/{user_id}/subscriptions/{stream_id}", get => subscriptions::status);
     endpoint!(cfg, "/channels/create", post => channels::create);
@@ -46,6 +49,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/get_stream_id", get => channels::get_id);
     endpoint!(cfg, "/messages", get => messages::list, post => messages::send);
     endpoint!(cfg, "/messages/render", post => messages::render);
-    endpoint!(cfg, "/messages/{message_id}", get => messages::get_one);
+    endpoint!(cfg, "/messages/flags", post => message_flags::update);
+    endpoint!(cfg, "/messages/flags/narrow", post => message_flags::update_for_narrow);
+    endpoint!(cfg, "/messages/{message_id}", get => messages::get_one, delete => messages::delete);
+    endpoint!(cfg, "/messages/{message_id}/reactions", post => reactions::add, delete => reactions::remove);
+    endpoint!(cfg, "/mark_all_as_read", post => message_flags::mark_all);
+    endpoint!(cfg, "/mark_stream_as_read", post => message_flags::mark_channel);
+    endpoint!(cfg, "/mark_topic_as_read", post => message_flags::mark_topic);
     endpoint!(cfg, "/realm/profile_fields", get => profile_fields::list, post => profile_fields::create);
 }

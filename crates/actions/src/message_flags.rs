@@ -1,0 +1,196 @@
+//! Per-user message flags: starring, marking read and unread, in bulk or by narrow.
+
+use crate::context::Context;
+use crate::error::ActionResult;
+use crate::messages_read::{accessible_message, invalid_message};
+use crate::policy;
+use parley_domain::message::flags;
+use parley_domain::user::User;
+use parley_domain::{ChannelId, MessageId, RequestError};
+use parley_storage::messages::{self, Condition};
+use parley_storage::{subscriptions, DbConn};
+use serde_json::{json, Map, Value};
+
+/// Add or remove.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlagOp {
+    /// Set the flag.
+    Add,
+    /// Clear the flag.
+    Remove,
+}
+
+impl FlagOp {
+    /// Parses `op`.
+    pub fn parse(raw: &str) -> Result<FlagOp, RequestError> {
+        match raw {
+            "add" => Ok(FlagOp::Add),
+            "remove" => Ok(FlagOp::Remove),
+            other => Err(RequestError::invalid_param(
+                "op",
+                format!("Invalid message flag operation: '{other}'"),
+            )),
+        }
+    }
+}
+
+/// The bit of a flag users may change.
+pub fn editable_flag(name: &str) -> Result<i64, RequestError> {
+    let bit = flags::bit(name)
+        .ok_or_else(|| RequestError::invalid_param("flag", format!("Invalid flag: '{name}'")))?;
+    if !flags::EDITABLE.contains(&name) {
+        return Err(RequestError::invalid_param(
+            "flag",
+            format!("Flag not editable: '{name}'"),
+        ));
+    }
+    Ok(bit)
+}
+
+/// Applies a flag change to messages inside a transaction; messages the user read from history
+/// get a row of their own when the change needs one. Returns the IDs whose flags changed.
+fn apply(
+    conn: &mut DbConn,
+    user: &User,
+    ids: &[MessageId],
+    bit: i64,
+    op: FlagOp,
+) -> ActionResult<Vec<MessageId>> {
+    let policy = policy::load(conn)?;
+    let default = flags::READ | flags::HISTORICAL;
+    let mut changed = Vec::new();
+    for id in ids {
+        if messages::flags_of(conn, user.id, *id)?.is_some() {
+            continue;
+        }
+        let found = accessible_message(conn, &policy, user, *id)?.ok_or_else(invalid_message)?;
+        let wanted = match op {
+            FlagOp::Add => default | bit,
+            FlagOp::Remove => default & !bit,
+        };
+        if wanted == default {
+            continue;
+        }
+        if op == FlagOp::Remove && bit == flags::READ {
+            // Unread is only kept for channels the user is subscribed to.
+            let subscribed = match found.row.channel_id {
+                Some(c) => subscriptions::is_subscribed(conn, user.id, ChannelId(c))?,
+                None => true,
+            };
+            if !subscribed {
+                continue;
+            }
+        }
+        messages::add_historical_row(conn, user.id, *id, wanted)?;
+        changed.push(*id);
+    }
+    changed.extend(messages::update_flags(
+        conn,
+        user.id,
+        ids,
+        bit,
+        op == FlagOp::Add,
+    )?);
+    changed.sort();
+    changed.dedup();
+    Ok(changed)
+}
+
+/// `POST /messages/flags`.
+pub async fn update_flags(
+    ctx: &Context,
+    user: User,
+    ids: Vec<MessageId>,
+    op: FlagOp,
+    flag: String,
+) -> ActionResult<Map<String, Value>> {
+    let bit = editable_flag(&flag)?;
+    ctx.db
+        .transaction(move |conn| {
+            apply(conn, &user, &ids, bit, op)?;
+            let mut out = Map::new();
+            out.insert("messages".into(), json!(ids));
+            out.insert("ignored_because_not_subscribed_channels".into(), json!([]));
+            Ok(out)
+        })
+        .await
+}
+
+/// `POST /messages/flags/narrow`: changes a flag on the messages a narrow selects around an
+/// anchor.
+pub async fn update_flags_for_narrow(
+    ctx: &Context,
+    user: User,
+    query: crate::messages_read::MessageQuery,
+    op: FlagOp,
+    flag: String,
+) -> ActionResult<Map<String, Value>> {
+    let bit = editable_flag(&flag)?;
+    let page = crate::messages_read::select_ids(ctx, user.clone(), query).await?;
+    let ids = page.ids.clone();
+    let changed = ctx
+        .db
+        .transaction(move |conn| apply(conn, &user, &ids, bit, op))
+        .await?;
+    let mut out = Map::new();
+    out.insert("processed_count".into(), page.ids.len().into());
+    out.insert("updated_count".into(), changed.len().into());
+    out.insert("first_processed_id".into(), json!(page.ids.first()));
+    out.insert("last_processed_id".into(), json!(page.ids.last()));
+    out.insert("found_oldest".into(), page.found_oldest.into());
+    out.insert("found_newest".into(), page.found_newest.into());
+    out.insert("ignored_because_not_subscribed_channels".into(), json!([]));
+    Ok(out)
+}
+
+/// Marks the user's unread messages matching `conditions` as read.
+pub async fn mark_read(
+    ctx: &Context,
+    user: User,
+    conditions: Vec<Condition>,
+) -> ActionResult<usize> {
+    ctx.db
+        .transaction(move |conn| Ok(messages::mark_read_where(conn, user.id, &conditions)?.len()))
+        .await
+}
+
+/// `POST /mark_stream_as_read` and `/mark_topic_as_read`: checks the channel (and topic)
+/// first. A named topic the user has no messages in is an error.
+pub async fn mark_channel_read(
+    ctx: &Context,
+    user: User,
+    channel: ChannelId,
+    topic: Option<String>,
+) -> ActionResult<()> {
+    ctx.db
+        .transaction(move |conn| {
+            let policy = policy::load(conn)?;
+            crate::channels::access_channel_by_id(conn, &policy, &user, channel)?;
+            let mut conditions = vec![Condition::Channel(channel)];
+            if let Some(topic) = &topic {
+                let topic = parley_domain::message::normalize_topic(topic, "topic_name")?;
+                conditions.push(Condition::Topic(topic.clone()));
+                let audience = messages::Audience {
+                    reader: user.id,
+                    history_channels: Vec::new(),
+                };
+                let any = messages::page(
+                    conn,
+                    &audience,
+                    &conditions,
+                    i64::MAX,
+                    messages::Direction::Before,
+                    true,
+                    1,
+                )?;
+                if any.is_empty() && !topic.is_empty() {
+                    return Err(
+                        RequestError::bad_request(format!("No such topic '{topic}'")).into(),
+                    );
+                }
+            }
+            messages::mark_read_where(conn, user.id, &conditions)?;
+            Ok(())
+        })
+        .await
+}

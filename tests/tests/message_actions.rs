@@ -1,0 +1,228 @@
+//! What people do to messages: flags (star, read), marking read in bulk, reactions, topic lists
+//! and deleting.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use parley_domain::Role;
+use parley_tests::{backend_test, Account, TestApp};
+use serde_json::{json, Value};
+
+async fn setup(app: &TestApp) -> (Account, Account) {
+    let ann = app
+        .create_user("ann@parley.test", "Ann", Role::Member)
+        .await;
+    let bob = app
+        .create_user("bob@parley.test", "Bob", Role::Member)
+        .await;
+    app.post("/channels/create")
+        .as_user(&ann)
+        .param("name", "dev")
+        .json_param("subscribers", &json!([ann.user_id.0, bob.user_id.0]))
+        .send()
+        .await
+        .success();
+    (ann, bob)
+}
+
+async fn send(app: &TestApp, who: &Account, topic: &str, content: &str) -> i64 {
+    app.post("/messages")
+        .as_user(who)
+        .param("type", "stream")
+        .param("to", "dev")
+        .param("topic", topic)
+        .param("content", content)
+        .send()
+        .await
+        .success()["id"]
+        .as_i64()
+        .unwrap()
+}
+
+async fn flags_of(app: &TestApp, who: &Account, id: i64) -> Value {
+    app.get(&format!("/messages/{id}"))
+        .as_user(who)
+        .send()
+        .await
+        .success()["message"]["flags"]
+        .clone()
+}
+
+async fn unread(app: &TestApp, who: &Account) -> Vec<i64> {
+    let page = app
+        .get("/messages")
+        .as_user(who)
+        .param("anchor", "newest")
+        .param("num_before", 100)
+        .json_param("narrow", &json!([["is", "unread"]]))
+        .send()
+        .await
+        .success();
+    page["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_i64().unwrap())
+        .collect()
+}
+
+backend_test! {
+    async fn star_and_read_flags(app) {
+        let (ann, bob) = setup(&app).await;
+        let a = send(&app, &ann, "t", "one").await;
+        let b = send(&app, &ann, "t", "two").await;
+        let body = app.post("/messages/flags").as_user(&bob).json_param("messages", &json!([a, b]))
+            .param("op", "add").param("flag", "starred").send().await.success();
+        assert_eq!(body["messages"], json!([a, b]));
+        assert_eq!(flags_of(&app, &bob, a).await, json!(["starred"]));
+        app.post("/messages/flags").as_user(&bob).json_param("messages", &json!([a]))
+            .param("op", "add").param("flag", "read").send().await.success();
+        assert_eq!(flags_of(&app, &bob, a).await, json!(["read", "starred"]));
+        app.post("/messages/flags").as_user(&bob).json_param("messages", &json!([a]))
+            .param("op", "remove").param("flag", "starred").send().await.success();
+        assert_eq!(flags_of(&app, &bob, a).await, json!(["read"]));
+        let starred = app.get("/messages").as_user(&bob).param("anchor", "newest").param("num_before", 10)
+            .json_param("narrow", &json!([["is", "starred"]])).send().await.success();
+        assert_eq!(starred["messages"].as_array().unwrap().len(), 1);
+        assert_eq!(flags_of(&app, &ann, a).await, json!([]), "flags are per user");
+
+        for (op, flag, var, msg) in [
+            ("add", "mentioned", "flag", "Flag not editable: 'mentioned'"),
+            ("add", "sparkly", "flag", "Invalid flag: 'sparkly'"),
+            ("toggle", "read", "op", "Invalid message flag operation: 'toggle'"),
+        ] {
+            let body = app.post("/messages/flags").as_user(&bob).json_param("messages", &json!([a]))
+                .param("op", op).param("flag", flag).send().await.error(400, "BAD_REQUEST");
+            assert_eq!(body["var_name"], var);
+            assert_eq!(body["msg"], msg);
+        }
+        app.post("/messages/flags").as_user(&bob).json_param("messages", &json!([999999]))
+            .param("op", "add").param("flag", "starred").send().await.error(400, "BAD_REQUEST");
+    }
+}
+
+backend_test! {
+    async fn historical_messages_can_be_starred(app) {
+        let (ann, _) = setup(&app).await;
+        let cat = app.create_user("cat@parley.test", "Cat", Role::Member).await;
+        let a = send(&app, &ann, "t", "before cat").await;
+        assert_eq!(flags_of(&app, &cat, a).await, json!(["read", "historical"]));
+        app.post("/messages/flags").as_user(&cat).json_param("messages", &json!([a]))
+            .param("op", "add").param("flag", "starred").send().await.success();
+        assert_eq!(flags_of(&app, &cat, a).await, json!(["read", "starred", "historical"]));
+    }
+}
+
+backend_test! {
+    async fn mark_read_in_bulk(app) {
+        let (ann, bob) = setup(&app).await;
+        let a = send(&app, &ann, "alpha", "1").await;
+        let b = send(&app, &ann, "beta", "2").await;
+        let c = send(&app, &ann, "beta", "3").await;
+        let d = app.post("/messages").as_user(&ann).param("type", "direct").json_param("to", &json!([bob.user_id.0]))
+            .param("content", "dm").send().await.success()["id"].as_i64().unwrap();
+        assert_eq!(unread(&app, &bob).await, vec![a, b, c, d]);
+        let channel = app.get("/get_stream_id").as_user(&bob).param("stream", "dev").send().await.success()["stream_id"].clone();
+        app.post("/mark_topic_as_read").as_user(&bob).param("stream_id", &channel).param("topic_name", "BETA")
+            .send().await.success();
+        assert_eq!(unread(&app, &bob).await, vec![a, d]);
+        let body = app.post("/mark_topic_as_read").as_user(&bob).param("stream_id", &channel).param("topic_name", "gamma")
+            .send().await.error(400, "BAD_REQUEST");
+        assert_eq!(body["msg"], "No such topic 'gamma'");
+        app.post("/mark_stream_as_read").as_user(&bob).param("stream_id", &channel).send().await.success();
+        assert_eq!(unread(&app, &bob).await, vec![d]);
+        app.post("/mark_stream_as_read").as_user(&bob).param("stream_id", 99999).send().await.error(400, "BAD_REQUEST");
+        let body = app.post("/mark_all_as_read").as_user(&bob).send().await.success();
+        assert_eq!(body["complete"], true);
+        assert_eq!(unread(&app, &bob).await, Vec::<i64>::new());
+
+        // By narrow: mark the beta topic unread again.
+        let body = app.post("/messages/flags/narrow").as_user(&bob).param("anchor", "oldest")
+            .param("num_before", 0).param("num_after", 100).json_param("narrow", &json!([["topic", "beta"]]))
+            .param("op", "remove").param("flag", "read").send().await.success();
+        assert_eq!(body["processed_count"], 2);
+        assert_eq!(body["updated_count"], 2);
+        assert_eq!(body["first_processed_id"], b);
+        assert_eq!(body["last_processed_id"], c);
+        assert_eq!(body["found_newest"], true);
+        assert_eq!(unread(&app, &bob).await, vec![b, c]);
+        let body = app.post("/messages/flags/narrow").as_user(&bob).param("anchor", "oldest")
+            .json_param("narrow", &json!([])).param("op", "add").param("flag", "read").send().await
+            .error(400, "REQUEST_VARIABLE_MISSING");
+        assert_eq!(body["var_name"], "num_before");
+    }
+}
+
+backend_test! {
+    async fn reactions(app) {
+        let (ann, bob) = setup(&app).await;
+        let a = send(&app, &ann, "t", "react to me").await;
+        let path = format!("/messages/{a}/reactions");
+        app.post(&path).as_user(&bob).param("emoji_name", "smile").send().await.success();
+        app.post(&path).as_user(&ann).param("emoji_name", "smile").send().await.success();
+        let body = app.post(&path).as_user(&bob).param("emoji_name", "smile").send().await.error(400, "REACTION_ALREADY_EXISTS");
+        assert_eq!(body["msg"], "Reaction already exists.");
+        let body = app.post(&path).as_user(&bob).param("emoji_name", "definitely_not_an_emoji").send().await.error(400, "BAD_REQUEST");
+        assert_eq!(body["msg"], "Emoji 'definitely_not_an_emoji' does not exist");
+        app.post(&path).as_user(&bob).param("emoji_name", "smile").param("emoji_code", "zzzz").send().await.error(400, "BAD_REQUEST");
+        app.post(&path).as_user(&bob).param("emoji_name", "smile").param("reaction_type", "realm_emoji").send().await.error(400, "BAD_REQUEST");
+        let m = app.get(&format!("/messages/{a}")).as_user(&ann).send().await.success()["message"].clone();
+        let reactions = m["reactions"].as_array().unwrap();
+        assert_eq!(reactions.len(), 2);
+        assert_eq!(reactions[0]["emoji_name"], "smile");
+        assert_eq!(reactions[0]["reaction_type"], "unicode_emoji");
+        assert_eq!(reactions[0]["user_id"], bob.user_id.0);
+        let code = reactions[0]["emoji_code"].as_str().unwrap().to_owned();
+        assert!(!code.is_empty() && code.chars().all(|c| c.is_ascii_hexdigit() || c == '-'), "{code}");
+        let has_reaction = app.get("/messages").as_user(&ann).param("anchor", "newest").param("num_before", 5)
+            .json_param("narrow", &json!([["has", "reaction"]])).send().await.success();
+        assert_eq!(has_reaction["messages"].as_array().unwrap().len(), 1);
+
+        app.delete(&path).as_user(&bob).param("emoji_name", "smile").send().await.success();
+        let body = app.delete(&path).as_user(&bob).param("emoji_name", "smile").send().await.error(400, "REACTION_DOES_NOT_EXIST");
+        assert_eq!(body["msg"], "Reaction doesn't exist.");
+        app.delete(&path).as_user(&ann).param("emoji_code", &code).send().await.success();
+        app.delete(&path).as_user(&ann).send().await.error(400, "BAD_REQUEST");
+        app.post("/messages/999999/reactions").as_user(&ann).param("emoji_name", "smile").send().await.error(400, "BAD_REQUEST");
+    }
+}
+
+backend_test! {
+    async fn topics_of_a_channel(app) {
+        let (ann, bob) = setup(&app).await;
+        send(&app, &ann, "Alpha", "1").await;
+        let beta = send(&app, &ann, "beta", "2").await;
+        let alpha = send(&app, &bob, "alpha", "3").await;
+        send(&app, &bob, "", "4").await;
+        let general = app.get("/messages").as_user(&ann).param("anchor", "newest").send().await.success()["messages"].clone();
+        let _ = general;
+        let channel = app.get("/get_stream_id").as_user(&bob).param("stream", "dev").send().await.success()["stream_id"].as_i64().unwrap();
+        let topics = app.get(&format!("/users/me/{channel}/topics")).as_user(&bob).send().await.success();
+        let list = topics["topics"].as_array().unwrap();
+        assert_eq!(list.len(), 3);
+        assert_eq!(list[0]["name"], "general chat");
+        assert_eq!(list[1]["name"], "alpha", "named as in the latest message");
+        assert_eq!(list[1]["max_id"], alpha);
+        assert_eq!(list[2]["name"], "beta");
+        assert_eq!(list[2]["max_id"], beta);
+        let topics = app.get(&format!("/users/me/{channel}/topics")).as_user(&bob).param("allow_empty_topic_name", "true").send().await.success();
+        assert_eq!(topics["topics"][0]["name"], "");
+        app.get("/users/me/99999/topics").as_user(&bob).send().await.error(400, "BAD_REQUEST");
+    }
+}
+
+backend_test! {
+    async fn deleting_messages(app) {
+        let (ann, bob) = setup(&app).await;
+        let a = send(&app, &ann, "t", "oops").await;
+        let body = app.delete(&format!("/messages/{a}")).as_user(&bob).send().await.error(400, "BAD_REQUEST");
+        assert_eq!(body["msg"], "You don't have permission to delete this message");
+        app.delete(&format!("/messages/{a}")).as_user(&ann).send().await.success();
+        app.get(&format!("/messages/{a}")).as_user(&ann).send().await.error(400, "BAD_REQUEST");
+        app.delete(&format!("/messages/{a}")).as_user(&ann).send().await.error(400, "BAD_REQUEST");
+        // Administrators may delete anyone's messages.
+        let b = send(&app, &bob, "t", "spam").await;
+        app.delete(&format!("/messages/{b}")).as_user(&app.owner).send().await.success();
+        let page = app.get("/messages").as_user(&ann).param("anchor", "newest").param("num_before", 10).send().await.success();
+        assert_eq!(page["messages"], json!([]));
+    }
+}
