@@ -88,7 +88,10 @@ fn renumber(item: &str) -> Option<(String, usize)> {
     }
     let delimiter = item.get(digits..=digits)?;
     let rest = &item[digits + 1..];
-    Some((format!("1{delimiter}{}{rest}", " ".repeat(digits - 1)), start))
+    Some((
+        format!("1{delimiter}{}{rest}", " ".repeat(digits - 1)),
+        start,
+    ))
 }
 
 fn lists_and_quotes(lines: Vec<String>, list_starts: &mut HashMap<usize, usize>) -> Vec<String> {
@@ -161,8 +164,8 @@ fn lists_and_quotes(lines: Vec<String>, list_starts: &mut HashMap<usize, usize>)
                 }
             }
         }
-        let lazy_quote = !line.trim_start().starts_with('>')
-            && out.last().is_some_and(|p| is_empty_quote(p));
+        let lazy_quote =
+            !line.trim_start().starts_with('>') && out.last().is_some_and(|p| is_empty_quote(p));
         if lazy_quote {
             out.push(format!("> {line}"));
         } else {
@@ -175,9 +178,9 @@ fn lists_and_quotes(lines: Vec<String>, list_starts: &mut HashMap<usize, usize>)
 
 /// Tags that do not start an HTML block in Zulip's web client.
 const INLINE_TAGS: &[&str] = &[
-    "a", "em", "strong", "small", "s", "cite", "q", "dfn", "abbr", "data", "time", "code",
-    "var", "samp", "kbd", "sub", "sup", "i", "b", "u", "mark", "ruby", "rt", "rp", "bdi", "bdo",
-    "span", "br", "wbr", "ins", "del", "img",
+    "a", "em", "strong", "small", "s", "cite", "q", "dfn", "abbr", "data", "time", "code", "var",
+    "samp", "kbd", "sub", "sup", "i", "b", "u", "mark", "ruby", "rt", "rp", "bdi", "bdo", "span",
+    "br", "wbr", "ins", "del", "img",
 ];
 
 /// Whether a paragraph's text is an HTML block for Zulip's web client: it starts with a

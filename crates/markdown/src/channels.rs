@@ -99,7 +99,10 @@ mod tests {
             None
         }
         fn channel_by_name(&self, n: &str) -> Option<MentionChannel> {
-            (n == "Verona lab").then(|| MentionChannel { id: 3, name: n.into() })
+            (n == "Verona lab").then(|| MentionChannel {
+                id: 3,
+                name: n.into(),
+            })
         }
         fn realm_emoji(&self, _: &str) -> Option<RealmEmoji> {
             None

@@ -40,10 +40,11 @@ const ZULIP_NAMES: &[(&str, &str)] = &[
     ("cry", "1f622"),
     ("sob", "1f62d"),
     ("poop", "1f4a9"),
-    ("thumbs_up", "1f44d"),
     ("+1", "1f44d"),
-    ("thumbs_down", "1f44e"),
+    ("thumbs_up", "1f44d"),
+    ("like", "1f44d"),
     ("-1", "1f44e"),
+    ("thumbs_down", "1f44e"),
     ("clap", "1f44f"),
     ("tada", "1f389"),
     ("heart", "2764"),
@@ -146,7 +147,10 @@ fn table() -> &'static Table {
         }
         let max = emojis::UnicodeVersion::new(15, 0);
         let usable: Vec<&emojis::Emoji> = emojis::iter()
-            .filter(|e| e.unicode_version() <= max && e.skin_tone().is_none_or(|t| t == emojis::SkinTone::Default))
+            .filter(|e| {
+                e.unicode_version() <= max
+                    && e.skin_tone().is_none_or(|t| t == emojis::SkinTone::Default)
+            })
             .collect();
         for e in &usable {
             let name: String = e
@@ -169,7 +173,9 @@ fn table() -> &'static Table {
             let code = code_of(e.as_str());
             for short in e.shortcodes() {
                 if valid_name(short) {
-                    by_name.entry(short.to_owned()).or_insert_with(|| code.clone());
+                    by_name
+                        .entry(short.to_owned())
+                        .or_insert_with(|| code.clone());
                 }
             }
         }
@@ -180,9 +186,8 @@ fn table() -> &'static Table {
 /// The HTML for a Unicode emoji with Zulip name `name` and code `code`.
 fn unicode_html(name: &str, code: &str) -> String {
     if code == "zulip" {
-        return format!(
-            "<img alt=\":zulip:\" class=\"emoji\" src=\"/static/generated/emoji/images/emoji/unicode/zulip.png\" title=\"zulip\">"
-        );
+        return "<img alt=\":zulip:\" class=\"emoji\" src=\"/static/generated/emoji/images/emoji/unicode/zulip.png\" title=\"zulip\">"
+            .to_owned();
     }
     let title = escape::attr(&name.replace('_', " "));
     format!(
@@ -251,7 +256,10 @@ pub(crate) fn emoticons(text: &str) -> Vec<Segment> {
     let mut last = 0;
     let mut i = 0;
     while i < text.len() {
-        let before_ok = text[..i].chars().next_back().is_none_or(char::is_whitespace);
+        let before_ok = text[..i]
+            .chars()
+            .next_back()
+            .is_none_or(char::is_whitespace);
         let found = before_ok
             .then(|| {
                 EMOTICONS.iter().find(|(e, _)| {
@@ -315,9 +323,7 @@ fn unit(s: &str) -> Option<usize> {
     if is_keycap_base(first) {
         let rest = &s[1..];
         if let Some(r) = rest.strip_prefix('\u{FE0F}') {
-            return Some(
-                1 + '\u{FE0F}'.len_utf8() + if r.starts_with('\u{20E3}') { 3 } else { 0 },
-            );
+            return Some(1 + '\u{FE0F}'.len_utf8() + if r.starts_with('\u{20E3}') { 3 } else { 0 });
         }
         return rest.starts_with('\u{20E3}').then_some(1 + 3);
     }

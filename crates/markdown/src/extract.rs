@@ -18,6 +18,7 @@ pub(crate) fn extract(text: &str, lookup: &dyn Lookup, stash: &mut Stash) -> Str
     let mut pending_del: Option<usize> = None;
     // Whether the line starting at the given offset is a thematic break made of `_`.
     let mut rule_line: Option<(usize, bool)> = None;
+    let mut line_start = 0;
     while i < text.len() {
         let Some(c) = text[i..].chars().next() else {
             break;
@@ -111,7 +112,6 @@ pub(crate) fn extract(text: &str, lookup: &dyn Lookup, stash: &mut Stash) -> Str
                 }
             }
             '_' => {
-                let line_start = text[..i].rfind('\n').map_or(0, |p| p + 1);
                 let is_rule = match rule_line {
                     Some((start, rule)) if start == line_start => rule,
                     _ => {
@@ -127,6 +127,9 @@ pub(crate) fn extract(text: &str, lookup: &dyn Lookup, stash: &mut Stash) -> Str
                 }
             }
             _ => {}
+        }
+        if c == '\n' {
+            line_start = i + 1;
         }
         out.push(c);
         i += c.len_utf8();
@@ -176,9 +179,9 @@ fn code_span(text: &str, i: usize, stash: &mut Stash) -> (usize, String) {
     }
     let line_start = text[..i].rfind('\n').map_or(0, |p| p + 1);
     let before = &text[line_start..i];
-    let at_line_start = before
-        .chars()
-        .all(|c| c == ' ' || c == '>' || c == '*' || c == '-' || c == '+' || c == '.' || c.is_ascii_digit());
+    let at_line_start = before.chars().all(|c| {
+        c == ' ' || c == '>' || c == '*' || c == '-' || c == '+' || c == '.' || c.is_ascii_digit()
+    });
     if n >= 3 && at_line_start {
         return (i + n, text[i..i + n].to_owned());
     }
@@ -191,7 +194,9 @@ fn code_span(text: &str, i: usize, stash: &mut Stash) -> (usize, String) {
 fn html_tag(text: &str, i: usize) -> Option<usize> {
     let rest = &text[i + 1..];
     if let Some(comment) = rest.strip_prefix("!--") {
-        let close = comment.find("-->").filter(|c| !comment[..*c].contains('\n'))?;
+        let close = comment
+            .find("-->")
+            .filter(|c| !comment[..*c].contains('\n'))?;
         return Some(i + 4 + close + 3);
     }
     let body = rest.strip_prefix('/').unwrap_or(rest);

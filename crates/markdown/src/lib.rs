@@ -223,6 +223,40 @@ mod tests {
     }
 
     #[test]
+    fn random_input_never_panics() {
+        const PIECES: &[&str] = &[
+            "*", "**", "_", "`", "```", "~~", "~~~", "$$", "<", ">", "> ", "<time:", "@**", "@_*",
+            "#**", "|", "-", "1. ", "* ", "  ", "\n", "\n\n", "[", "](", ")", "(", "http://",
+            "a.com", "x@y.org", ":smile:", ":", "😀", "\u{200d}", "\u{fe0f}", "é", "\\", "&", "\"",
+            "'", "quote", "spoiler", "math", "<b>", "</div>", "#", "!", "0", "\t",
+        ];
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..3000 {
+            let mut text = String::new();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let len = (seed % 40) as usize;
+            for _ in 0..len {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                text.push_str(PIECES[(seed % PIECES.len() as u64) as usize]);
+            }
+            let html = render_message_with(
+                &text,
+                &NoLookup,
+                RenderOptions {
+                    translate_emoticons: true,
+                },
+            )
+            .html;
+            assert!(!html.contains("<script"), "{text:?} -> {html}");
+            let _ = topic_links(&text, &[]);
+        }
+    }
+
+    #[test]
     fn private_use_characters_cannot_forge_placeholders() {
         let html = render("a \u{E000}\u{E010}\u{E001} b");
         assert!(!html.contains('\u{E000}'), "{html}");

@@ -3,15 +3,16 @@
 //! [`topic_links`], in topic names.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use regex::Regex;
 
 use crate::{autolink, escape, Linkifier, TopicLink};
 
 /// Compiled patterns, shared between renders (invalid patterns are remembered as `None`).
-fn compiled(pattern: &str) -> Option<Regex> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Option<Regex>>>> = OnceLock::new();
+/// Cloning a `Regex` would give it a fresh match cache, so the cache holds them in `Arc`s.
+fn compiled(pattern: &str) -> Option<Arc<Regex>> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Option<Arc<Regex>>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     let mut map = match cache.lock() {
         Ok(map) => map,
@@ -23,7 +24,7 @@ fn compiled(pattern: &str) -> Option<Regex> {
     if map.len() > 1024 {
         map.clear();
     }
-    let regex = Regex::new(pattern).ok();
+    let regex = Regex::new(pattern).ok().map(Arc::new);
     map.insert(pattern.to_owned(), regex.clone());
     regex
 }
@@ -47,7 +48,10 @@ fn boundary_before(text: &str, at: usize) -> bool {
 }
 
 fn boundary_after(text: &str, at: usize) -> bool {
-    text[at..].chars().next().is_none_or(|c| !c.is_alphanumeric())
+    text[at..]
+        .chars()
+        .next()
+        .is_none_or(|c| !c.is_alphanumeric())
 }
 
 /// The first match of any linkifier at or after byte `from`; earlier linkifiers win ties.
@@ -59,17 +63,17 @@ fn first_match(text: &str, from: usize, linkifiers: &[Linkifier]) -> Option<Matc
         };
         let mut at = from;
         while at <= text.len() {
-            let Some(caps) = regex.captures_at(text, at) else {
+            let Some(m) = regex.find_at(text, at) else {
                 break;
             };
-            let Some(m) = caps.get(0) else {
+            if best.as_ref().is_some_and(|b| m.start() >= b.start) {
                 break;
-            };
+            }
             if m.start() < m.end()
                 && boundary_before(text, m.start())
                 && boundary_after(text, m.end())
             {
-                if best.as_ref().is_none_or(|b| m.start() < b.start) {
+                if let Some(caps) = regex.captures_at(text, m.start()) {
                     let url = expand(&linkifier.url_template, &|name| {
                         caps.name(name).map(|v| v.as_str().to_owned())
                     });
@@ -191,8 +195,14 @@ mod tests {
     #[test]
     fn expands_templates() {
         let v = |n: &str| Some(if n == "a" { "x y/z" } else { "q" }.to_owned());
-        assert_eq!(expand("https://e.com/{a}", &v).unwrap(), "https://e.com/x%20y%2Fz");
-        assert_eq!(expand("https://e.com/{+a}", &v).unwrap(), "https://e.com/x%20y/z");
+        assert_eq!(
+            expand("https://e.com/{a}", &v).unwrap(),
+            "https://e.com/x%20y%2Fz"
+        );
+        assert_eq!(
+            expand("https://e.com/{+a}", &v).unwrap(),
+            "https://e.com/x%20y/z"
+        );
         assert_eq!(expand("https://e.com/{missing", &v), None);
     }
 

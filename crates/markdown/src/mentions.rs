@@ -47,7 +47,11 @@ pub(crate) fn try_mention(
         let end = offset + 1 + len + 1;
         let group = lookup.group_by_name(name)?;
         let (class, text, effect) = if silent {
-            ("user-group-mention silent", group.name.clone(), Effect::None)
+            (
+                "user-group-mention silent",
+                group.name.clone(),
+                Effect::None,
+            )
         } else {
             (
                 "user-group-mention",
@@ -94,7 +98,10 @@ fn user_mention(name: &str, silent: bool, lookup: &dyn Lookup) -> Option<(String
             (class.to_owned(), format!("@{name}"))
         };
         return Some((
-            format!("<span class=\"{class}\"{attr}>{}</span>", escape::text(&text)),
+            format!(
+                "<span class=\"{class}\"{attr}>{}</span>",
+                escape::text(&text)
+            ),
             effect,
         ));
     }
@@ -143,23 +150,41 @@ mod tests {
     impl Lookup for People {
         fn users_by_name(&self, n: &str) -> Vec<MentionUser> {
             match n {
-                "King Hamlet" => vec![MentionUser { id: 10, full_name: n.into() }],
+                "King Hamlet" => vec![MentionUser {
+                    id: 10,
+                    full_name: n.into(),
+                }],
                 "Twin" => vec![
-                    MentionUser { id: 1, full_name: n.into() },
-                    MentionUser { id: 2, full_name: n.into() },
+                    MentionUser {
+                        id: 1,
+                        full_name: n.into(),
+                    },
+                    MentionUser {
+                        id: 2,
+                        full_name: n.into(),
+                    },
                 ],
                 _ => vec![],
             }
         }
         fn user_by_id(&self, id: i64) -> Option<MentionUser> {
             match id {
-                10 => Some(MentionUser { id, full_name: "King Hamlet".into() }),
-                1 | 2 => Some(MentionUser { id, full_name: "Twin".into() }),
+                10 => Some(MentionUser {
+                    id,
+                    full_name: "King Hamlet".into(),
+                }),
+                1 | 2 => Some(MentionUser {
+                    id,
+                    full_name: "Twin".into(),
+                }),
                 _ => None,
             }
         }
         fn group_by_name(&self, n: &str) -> Option<MentionGroup> {
-            (n == "support").then(|| MentionGroup { id: 5, name: n.into() })
+            (n == "support").then(|| MentionGroup {
+                id: 5,
+                name: n.into(),
+            })
         }
         fn channel_by_name(&self, _: &str) -> Option<MentionChannel> {
             None

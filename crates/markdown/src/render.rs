@@ -38,7 +38,11 @@ pub(crate) fn safe_url(url: &str) -> bool {
 
 /// Whether a URL points at an image, judged by its path's extension.
 fn is_image(url: &str) -> bool {
-    let path = url.split(['?', '#']).next().unwrap_or(url).to_ascii_lowercase();
+    let path = url
+        .split(['?', '#'])
+        .next()
+        .unwrap_or(url)
+        .to_ascii_lowercase();
     [".bmp", ".gif", ".jpe", "jpeg", ".jpg", ".png", ".webp"]
         .iter()
         .any(|ext| path.ends_with(ext))
@@ -59,8 +63,21 @@ fn is_block_html(html: &str) -> bool {
         .collect();
     matches!(
         name.as_str(),
-        "div" | "blockquote" | "p" | "pre" | "ul" | "ol" | "li" | "table" | "h1" | "h2" | "h3"
-            | "h4" | "h5" | "h6" | "hr"
+        "div"
+            | "blockquote"
+            | "p"
+            | "pre"
+            | "ul"
+            | "ol"
+            | "li"
+            | "table"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "hr"
     )
 }
 
@@ -209,7 +226,10 @@ impl Renderer<'_> {
             return None;
         };
         let t = text.trim();
-        if !t.starts_with(TOKEN_START) || !t.ends_with(TOKEN_END) || t.matches(TOKEN_START).count() != 1 {
+        if !t.starts_with(TOKEN_START)
+            || !t.ends_with(TOKEN_END)
+            || t.matches(TOKEN_START).count() != 1
+        {
             return None;
         }
         match self.stash.segments(t).as_slice() {
@@ -276,7 +296,12 @@ impl Renderer<'_> {
         out.push_str("</li>\n");
     }
 
-    fn table<'a>(&mut self, node: &'a AstNode<'a>, alignments: &[TableAlignment], out: &mut String) {
+    fn table<'a>(
+        &mut self,
+        node: &'a AstNode<'a>,
+        alignments: &[TableAlignment],
+        out: &mut String,
+    ) {
         out.push_str("<table>\n");
         let mut in_body = false;
         for row in node.children() {
@@ -401,7 +426,8 @@ impl Renderer<'_> {
             out.push(')');
             return;
         }
-        let url = if scheme(&url).is_none() && !url.starts_with(['/', '#', '?']) && !url.is_empty() {
+        let url = if scheme(&url).is_none() && !url.starts_with(['/', '#', '?']) && !url.is_empty()
+        {
             format!("http://{url}")
         } else {
             url
@@ -444,7 +470,13 @@ impl Renderer<'_> {
         }
     }
 
-    fn consider_preview(&mut self, url: &str, title: Option<String>, anchor: &str, st: &mut Inline) {
+    fn consider_preview(
+        &mut self,
+        url: &str,
+        title: Option<String>,
+        anchor: &str,
+        st: &mut Inline,
+    ) {
         if !is_image(url) || self.in_blockquote > 0 || !self.previews_seen.insert(url.to_owned()) {
             return;
         }
@@ -564,7 +596,8 @@ impl Renderer<'_> {
                 escape::text(shown)
             );
             self.note_link(&href);
-            let title = (shown != link.href && !link.href.ends_with(shown)).then(|| shown.to_owned());
+            let title =
+                (shown != link.href && !link.href.ends_with(shown)).then(|| shown.to_owned());
             self.consider_preview(&href, title, &anchor, st);
             out.push(Segment::Html(anchor));
             last = link.end;
@@ -638,10 +671,18 @@ mod tests {
 
     #[test]
     fn image_previews() {
-        let r = render_document("* see https://x.org/a.png", &NoLookup, RenderOptions::default());
+        let r = render_document(
+            "* see https://x.org/a.png",
+            &NoLookup,
+            RenderOptions::default(),
+        );
         assert!(r.html.contains("</a><div class=\"message_inline_image\">"));
         assert!(r.has_image && r.has_link && !r.has_attachment);
-        let r = render_document("[f](/user_uploads/2/a/f.pdf)", &NoLookup, RenderOptions::default());
+        let r = render_document(
+            "[f](/user_uploads/2/a/f.pdf)",
+            &NoLookup,
+            RenderOptions::default(),
+        );
         assert!(r.has_attachment);
     }
 

@@ -32,9 +32,9 @@ const CLASSES: &[&str] = &[
 fn allowed_class_list(value: &str) -> bool {
     value.split_ascii_whitespace().all(|class| {
         CLASSES.contains(&class)
-            || class
-                .strip_prefix("emoji-")
-                .is_some_and(|code| !code.is_empty() && code.chars().all(|c| c.is_ascii_hexdigit() || c == '-'))
+            || class.strip_prefix("emoji-").is_some_and(|code| {
+                !code.is_empty() && code.chars().all(|c| c.is_ascii_hexdigit() || c == '-')
+            })
     })
 }
 
@@ -42,9 +42,35 @@ fn builder() -> &'static Builder<'static> {
     static BUILDER: OnceLock<Builder<'static>> = OnceLock::new();
     BUILDER.get_or_init(|| {
         let tags: HashSet<&str> = [
-            "p", "br", "strong", "em", "del", "a", "code", "pre", "span", "div", "blockquote",
-            "ul", "ol", "li", "table", "thead", "tbody", "tr", "th", "td", "h1", "h2", "h3",
-            "h4", "h5", "h6", "hr", "img", "time",
+            "p",
+            "br",
+            "strong",
+            "em",
+            "del",
+            "a",
+            "code",
+            "pre",
+            "span",
+            "div",
+            "blockquote",
+            "ul",
+            "ol",
+            "li",
+            "table",
+            "thead",
+            "tbody",
+            "tr",
+            "th",
+            "td",
+            "h1",
+            "h2",
+            "h3",
+            "h4",
+            "h5",
+            "h6",
+            "hr",
+            "img",
+            "time",
         ]
         .into_iter()
         .collect();
@@ -66,7 +92,10 @@ fn builder() -> &'static Builder<'static> {
             ],
         );
         allow("div", &["class", "data-code-language", "aria-hidden"]);
-        allow("img", &["alt", "class", "src", "title", "data-src-fullsize"]);
+        allow(
+            "img",
+            &["alt", "class", "src", "title", "data-src-fullsize"],
+        );
         allow("time", &["datetime"]);
         allow("ol", &["start"]);
         allow("th", &["style"]);
@@ -74,7 +103,11 @@ fn builder() -> &'static Builder<'static> {
         let mut b = Builder::empty();
         b.tags(tags)
             .tag_attributes(attributes)
-            .url_schemes(["http", "https", "ftp", "mailto", "tel", "sms"].into_iter().collect())
+            .url_schemes(
+                ["http", "https", "ftp", "mailto", "tel", "sms"]
+                    .into_iter()
+                    .collect(),
+            )
             .url_relative(UrlRelative::PassThrough)
             .link_rel(None)
             .attribute_filter(|_element, attribute, value| match attribute {
@@ -105,11 +138,19 @@ fn canonical(html: &str) -> String {
     while let Some(c) = rest.chars().next() {
         let replaced: Option<(&str, &str)> = if c == '&' {
             let table: &[(&str, &str)] = if in_tag {
-                &[("&lt;", "<"), ("&gt;", ">"), ("&#39;", "'"), ("&#x27;", "'")]
+                &[
+                    ("&lt;", "<"),
+                    ("&gt;", ">"),
+                    ("&#39;", "'"),
+                    ("&#x27;", "'"),
+                ]
             } else {
                 &[("&quot;", "\""), ("&#39;", "'"), ("&#x27;", "'")]
             };
-            table.iter().find(|(from, _)| rest.starts_with(from)).copied()
+            table
+                .iter()
+                .find(|(from, _)| rest.starts_with(from))
+                .copied()
         } else {
             None
         };

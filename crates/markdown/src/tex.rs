@@ -42,7 +42,9 @@ pub(crate) fn match_inline(s: &str, start: usize) -> Option<(usize, &str)> {
     }
     // Positions reachable by the body's repetition, as byte offsets; the body cannot cross a
     // line, and cannot pass a `$` that is not escaped, so the scan stops there.
-    let line_end = s[body_start..].find('\n').map_or(bytes.len(), |p| body_start + p);
+    let line_end = s[body_start..]
+        .find('\n')
+        .map_or(bytes.len(), |p| body_start + p);
     let mut reachable = vec![false; line_end - body_start + 2];
     let first_end = body_start + first.len_utf8();
     if first_end > line_end {

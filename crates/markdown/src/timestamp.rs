@@ -66,9 +66,7 @@ fn parse_iso(s: &str) -> Option<i64> {
         return Some(days * 86_400);
     }
     let rest = rest.strip_prefix(['T', 't', ' '])?;
-    let zone_at = rest
-        .find(['Z', 'z', '+', '-'])
-        .unwrap_or(rest.len());
+    let zone_at = rest.find(['Z', 'z', '+', '-']).unwrap_or(rest.len());
     let (time, zone) = rest.split_at(zone_at);
     let secs = parse_clock(time)?;
     let offset = parse_zone(zone)?;
@@ -239,17 +237,28 @@ mod tests {
 
     #[test]
     fn parses_formats() {
-        assert_eq!(parse("31 Dec 2017").map(format_utc).as_deref(), Some("2017-12-31T00:00:00Z"));
-        assert_eq!(parse("1496701800").map(format_utc).as_deref(), Some("2017-06-05T22:30:00Z"));
+        assert_eq!(
+            parse("31 Dec 2017").map(format_utc).as_deref(),
+            Some("2017-12-31T00:00:00Z")
+        );
+        assert_eq!(
+            parse("1496701800").map(format_utc).as_deref(),
+            Some("2017-06-05T22:30:00Z")
+        );
         assert_eq!(
             parse("1234567890123").map(format_utc).as_deref(),
             Some("+041091-11-25T05:02:03Z")
         );
         assert_eq!(
-            parse("2024-02-29T10:00:00+02:00").map(format_utc).as_deref(),
+            parse("2024-02-29T10:00:00+02:00")
+                .map(format_utc)
+                .as_deref(),
             Some("2024-02-29T08:00:00Z")
         );
-        assert_eq!(parse("Dec 31, 2017 5:30 pm").map(format_utc).as_deref(), Some("2017-12-31T17:30:00Z"));
+        assert_eq!(
+            parse("Dec 31, 2017 5:30 pm").map(format_utc).as_deref(),
+            Some("2017-12-31T17:30:00Z")
+        );
         assert_eq!(parse("31 Dec 2017 5:30 am IST"), None);
         assert_eq!(parse("**hello world**"), None);
         assert_eq!(parse("2023-02-30"), None);

@@ -614,3 +614,150 @@ pub fn delete(conn: &mut DbConn, ids: &[MessageId]) -> Result<usize, StorageErro
         .execute(conn)?;
     Ok(diesel::delete(messages::table.filter(messages::id.eq_any(&raw))).execute(conn)?)
 }
+
+/// A message's new content.
+#[derive(Debug, Clone)]
+pub struct ContentChange {
+    /// Markdown.
+    pub content: String,
+    /// HTML.
+    pub rendered_content: String,
+    /// Contains a link.
+    pub has_link: bool,
+    /// Contains an image.
+    pub has_image: bool,
+    /// Links to an uploaded file.
+    pub has_attachment: bool,
+}
+
+/// Replaces a message's content and records the edit.
+pub fn set_content(
+    conn: &mut DbConn,
+    id: MessageId,
+    change: &ContentChange,
+    edit_time: i64,
+    history: &str,
+) -> Result<(), StorageError> {
+    diesel::update(messages::table.find(id.0))
+        .set((
+            messages::content.eq(&change.content),
+            messages::rendered_content.eq(&change.rendered_content),
+            messages::has_link.eq(change.has_link),
+            messages::has_image.eq(change.has_image),
+            messages::has_attachment.eq(change.has_attachment),
+            messages::last_edit_time.eq(edit_time),
+            messages::edit_history.eq(history),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Moves a message to a channel and topic and records the move; `moved_time` is None for
+/// resolving and unresolving, which are not moves.
+pub fn set_location(
+    conn: &mut DbConn,
+    id: MessageId,
+    channel: ChannelId,
+    topic: &str,
+    edit_time: i64,
+    moved_time: Option<i64>,
+    history: &str,
+) -> Result<(), StorageError> {
+    diesel::update(messages::table.find(id.0))
+        .set((
+            messages::channel_id.eq(channel.0),
+            messages::topic.eq(topic),
+            messages::topic_key.eq(topic.to_lowercase()),
+            messages::last_edit_time.eq(edit_time),
+            messages::edit_history.eq(history),
+        ))
+        .execute(conn)?;
+    if let Some(moved) = moved_time {
+        diesel::update(messages::table.find(id.0))
+            .set(messages::last_moved_time.eq(moved))
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// Sets or clears the `mentioned` flag of a message's recipients to match `mentioned`.
+pub fn set_mentions(
+    conn: &mut DbConn,
+    id: MessageId,
+    mentioned: &[UserId],
+) -> Result<(), StorageError> {
+    let rows: Vec<(i64, i64)> = user_messages::table
+        .filter(user_messages::message_id.eq(id.0))
+        .select((user_messages::user_id, user_messages::flags))
+        .load(conn)?;
+    for (user, bits) in rows {
+        let wanted = if mentioned.contains(&UserId(user)) {
+            bits | flags::MENTIONED
+        } else {
+            bits & !flags::MENTIONED
+        };
+        if wanted != bits {
+            diesel::update(user_messages::table.find((user, id.0)))
+                .set(user_messages::flags.eq(wanted))
+                .execute(conn)?;
+        }
+    }
+    Ok(())
+}
+
+/// Removes the rows of users not in `keep` (who lose access after a move).
+pub fn remove_rows_except(
+    conn: &mut DbConn,
+    ids: &[MessageId],
+    keep: &[UserId],
+) -> Result<(), StorageError> {
+    let raw: Vec<i64> = ids.iter().map(|m| m.0).collect();
+    let keep: Vec<i64> = keep.iter().map(|u| u.0).collect();
+    diesel::delete(
+        user_messages::table
+            .filter(user_messages::message_id.eq_any(&raw))
+            .filter(user_messages::user_id.ne_all(&keep)),
+    )
+    .execute(conn)?;
+    Ok(())
+}
+
+/// Gives `users` rows with `bits` for messages they have none for.
+pub fn ensure_rows(
+    conn: &mut DbConn,
+    ids: &[MessageId],
+    users: &[UserId],
+    bits: i64,
+) -> Result<(), StorageError> {
+    for id in ids {
+        let have: Vec<i64> = user_messages::table
+            .filter(user_messages::message_id.eq(id.0))
+            .select(user_messages::user_id)
+            .load(conn)?;
+        let rows: Vec<_> = users
+            .iter()
+            .filter(|u| !have.contains(&u.0))
+            .map(|u| {
+                (
+                    user_messages::user_id.eq(u.0),
+                    user_messages::message_id.eq(id.0),
+                    user_messages::flags.eq(bits),
+                )
+            })
+            .collect();
+        for chunk in rows.chunks(1000) {
+            crate::on_backend!(conn, |c| diesel::insert_into(user_messages::table)
+                .values(chunk)
+                .execute(c))?;
+        }
+    }
+    Ok(())
+}
+
+/// Sets when a message was sent (for imported history).
+pub fn set_date_sent(conn: &mut DbConn, id: MessageId, date_sent: i64) -> Result<(), StorageError> {
+    diesel::update(messages::table.find(id.0))
+        .set(messages::date_sent.eq(date_sent))
+        .execute(conn)?;
+    Ok(())
+}

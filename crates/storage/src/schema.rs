@@ -29,6 +29,7 @@ diesel::table! {
         date_joined -> BigInt,
         email_address_visibility -> BigInt,
         can_create_users -> Bool,
+        is_system_bot -> Bool,
     }
 }
 

@@ -129,9 +129,10 @@ pub fn by_delivery_email(conn: &mut DbConn, email: &str) -> Result<Option<User>,
         .map(User::from))
 }
 
-/// Every user, active or not, in ID order.
+/// Every user of the organization, active or not, in ID order (system bots are not theirs).
 pub fn all(conn: &mut DbConn) -> Result<Vec<User>, StorageError> {
     Ok(users::table
+        .filter(users::is_system_bot.eq(false))
         .order(users::id)
         .select(UserRow::as_select())
         .load(conn)?
@@ -210,4 +211,38 @@ pub fn active_by_full_name(conn: &mut DbConn, full_name: &str) -> Result<Vec<Use
         .into_iter()
         .map(User::from)
         .collect())
+}
+
+/// The system bot with this address, created (as a generic bot with an unusable key) when
+/// missing.
+pub fn system_bot(
+    conn: &mut DbConn,
+    email: &str,
+    full_name: &str,
+    api_key: &str,
+    now: i64,
+) -> Result<UserId, StorageError> {
+    if let Some(id) = users::table
+        .filter(users::delivery_email.eq(email))
+        .filter(users::is_system_bot.eq(true))
+        .select(users::id)
+        .first::<i64>(conn)
+        .optional()?
+    {
+        return Ok(UserId(id));
+    }
+    let id = diesel::insert_into(users::table)
+        .values((
+            users::delivery_email.eq(email),
+            users::full_name.eq(full_name),
+            users::api_key.eq(api_key),
+            users::role.eq(Role::Member.code()),
+            users::is_active.eq(true),
+            users::bot_type.eq(Some(BotType::Generic as i64)),
+            users::date_joined.eq(now),
+            users::is_system_bot.eq(true),
+        ))
+        .returning(users::id)
+        .get_result::<i64>(conn)?;
+    Ok(UserId(id))
 }

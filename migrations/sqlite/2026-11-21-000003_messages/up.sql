@@ -49,3 +49,6 @@ CREATE TABLE reactions (
     UNIQUE (message_id, user_id, emoji_code, reaction_type)
 );
 CREATE INDEX reactions_by_message ON reactions (message_id);
+
+-- System bots (the notification bot) live in the users table but are not the organization's.
+ALTER TABLE users ADD COLUMN is_system_bot BOOLEAN NOT NULL DEFAULT FALSE;

@@ -6,6 +6,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::params;
 use crate::params::{path_param, Json, ParamMap, Params};
 use actix_web::{web, HttpRequest};
+use parley_actions::messages_edit::{self, MessageEdit, PropagateMode};
 use parley_actions::messages_read::{self, Anchor, MessageQuery, Presentation};
 use parley_actions::messages_send::{self, Destination, SendMessage};
 use parley_actions::Context;
@@ -293,4 +294,67 @@ pub async fn topics(
     let channel = ChannelId(path_param::<i64>("stream_id", &path)?);
     let topics = messages_read::channel_topics(&ctx, me, channel, p.allow_empty_topic_name).await?;
     Ok(Success::empty().with("topics", topics))
+}
+
+/// `PATCH /messages/{message_id}`.
+#[derive(Debug)]
+pub struct EditParams {
+    edit: MessageEdit,
+}
+
+impl params::FromParams for EditParams {
+    fn from_params(p: &mut ParamMap) -> Result<Self, RequestError> {
+        let topic = p.take::<Option<String>>("topic")?;
+        let subject = p.take::<Option<String>>("subject")?;
+        let mode = p.take::<Option<String>>("propagate_mode")?;
+        Ok(EditParams {
+            edit: MessageEdit {
+                topic: topic.or(subject),
+                channel_id: p.take::<Option<i64>>("stream_id")?.map(ChannelId),
+                content: p.take("content")?,
+                propagate_mode: match mode {
+                    Some(raw) => PropagateMode::parse(raw.trim_matches('"'))?,
+                    None => PropagateMode::ChangeOne,
+                },
+                send_notification_to_old_thread: p
+                    .take::<Option<bool>>("send_notification_to_old_thread")?
+                    .unwrap_or(false),
+                send_notification_to_new_thread: p
+                    .take::<Option<bool>>("send_notification_to_new_thread")?
+                    .unwrap_or(true),
+                prev_content_sha256: p.take("prev_content_sha256")?,
+            },
+        })
+    }
+}
+
+/// PATCH /messages/{message_id} — edit content, move, resolve or unresolve.
+pub async fn edit(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    path: web::Path<String>,
+    Params(p): Params<EditParams>,
+) -> ApiResult<Success> {
+    let result = messages_edit::update_message(&ctx, me, message_id(&path)?, p.edit).await?;
+    Ok(Success::from_fields(result))
+}
+
+params! {
+    /// `GET /messages/{message_id}/history`.
+    pub struct HistoryParams {
+        allow_empty_topic_name: bool = false,
+    }
+}
+
+/// GET /messages/{message_id}/history — the message after each edit, oldest first.
+pub async fn history(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    path: web::Path<String>,
+    Params(p): Params<HistoryParams>,
+) -> ApiResult<Success> {
+    let history =
+        messages_edit::message_history(&ctx, me, message_id(&path)?, p.allow_empty_topic_name)
+            .await?;
+    Ok(Success::empty().with("message_history", history))
 }

@@ -51,7 +51,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/messages/render", post => messages::render);
     endpoint!(cfg, "/messages/flags", post => message_flags::update);
     endpoint!(cfg, "/messages/flags/narrow", post => message_flags::update_for_narrow);
-    endpoint!(cfg, "/messages/{message_id}", get => messages::get_one, delete => messages::delete);
+    endpoint!(cfg, "/messages/{message_id}",
+        get => messages::get_one, patch => messages::edit, delete => messages::delete);
+    endpoint!(cfg, "/messages/{message_id}/history", get => messages::history);
     endpoint!(cfg, "/messages/{message_id}/reactions", post => reactions::add, delete => reactions::remove);
     endpoint!(cfg, "/mark_all_as_read", post => message_flags::mark_all);
     endpoint!(cfg, "/mark_stream_as_read", post => message_flags::mark_channel);

@@ -1,0 +1,573 @@
+//! Editing messages: new content, moves to another topic or channel (one message, it and the
+//! later ones, or the whole topic), and resolving topics.
+
+use crate::channels::access_channel_by_id;
+use crate::context::Context;
+use crate::error::ActionResult;
+use crate::messages_delete::TIME_LIMIT_GRACE_SECONDS;
+use crate::messages_read::{accessible_message, invalid_message};
+use crate::messages_send::check_topic_policy;
+use crate::policy::{self, Policy};
+use crate::time::now;
+use crate::{notices, rendering};
+use parley_domain::access::can_administer_channel;
+use parley_domain::channel::Channel;
+use parley_domain::message::{
+    is_resolved, normalize_content, normalize_topic, truncate_topic, unresolved_name,
+    RESOLVED_TOPIC_PREFIX,
+};
+use parley_domain::user::User;
+use parley_domain::{ChannelId, ErrorCode, MessageId, RequestError, UserId};
+use parley_storage::messages::{self, Audience, Condition, ContentChange, Direction};
+use parley_storage::{channels, subscriptions, DbConn};
+use serde_json::{json, Map, Value};
+use sha2::{Digest, Sha256};
+
+/// Which messages a move takes along.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PropagateMode {
+    /// Only the target message.
+    ChangeOne,
+    /// The target and every later message of its topic.
+    ChangeLater,
+    /// The whole topic.
+    ChangeAll,
+}
+
+impl PropagateMode {
+    /// Parses `propagate_mode`.
+    pub fn parse(raw: &str) -> Result<PropagateMode, RequestError> {
+        match raw {
+            "change_one" => Ok(PropagateMode::ChangeOne),
+            "change_later" => Ok(PropagateMode::ChangeLater),
+            "change_all" => Ok(PropagateMode::ChangeAll),
+            _ => Err(RequestError::invalid_param(
+                "propagate_mode",
+                "Invalid propagate_mode",
+            )),
+        }
+    }
+}
+
+/// `PATCH /messages/{message_id}`.
+#[derive(Debug, Clone)]
+pub struct MessageEdit {
+    /// New topic.
+    pub topic: Option<String>,
+    /// New channel.
+    pub channel_id: Option<ChannelId>,
+    /// New content.
+    pub content: Option<String>,
+    /// How far a move reaches.
+    pub propagate_mode: PropagateMode,
+    /// Post a notice in the old topic.
+    pub send_notification_to_old_thread: bool,
+    /// Post a notice in the new topic.
+    pub send_notification_to_new_thread: bool,
+    /// The client's hash of the content it edited.
+    pub prev_content_sha256: Option<String>,
+}
+
+fn sha256_hex(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn exempt_from_move_limits(user: &User) -> bool {
+    user.role.is_moderator_or_above()
+}
+
+fn history_with(existing: Option<&str>, entry: Value) -> String {
+    let mut list: Vec<Value> = existing
+        .and_then(|h| serde_json::from_str(h).ok())
+        .unwrap_or_default();
+    list.insert(0, entry);
+    Value::Array(list).to_string()
+}
+
+/// What kind of topic change an edit is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TopicChange {
+    Resolve,
+    Unresolve,
+    Rename,
+}
+
+fn classify(old: &str, new: &str) -> TopicChange {
+    if !is_resolved(old)
+        && is_resolved(new)
+        && truncate_topic(&format!("{RESOLVED_TOPIC_PREFIX}{old}")) == new
+    {
+        TopicChange::Resolve
+    } else if is_resolved(old) && !is_resolved(new) && unresolved_name(old) == new {
+        TopicChange::Unresolve
+    } else {
+        TopicChange::Rename
+    }
+}
+
+/// `PATCH /messages/{message_id}`: checks every rule of the spec in the reference's order, then
+/// applies the edit and posts the notices, in one transaction.
+pub async fn update_message(
+    ctx: &Context,
+    user: User,
+    id: MessageId,
+    edit: MessageEdit,
+) -> ActionResult<Map<String, Value>> {
+    let realm_url = ctx.realm.url.clone();
+    ctx.db
+        .transaction(move |conn| {
+            let policy = policy::load(conn)?;
+            let message = accessible_message(conn, &policy, &user, id)?.ok_or_else(invalid_message)?;
+            let row = message.row.clone();
+            let channel = match row.channel_id {
+                Some(c) => Some(channels::by_id(conn, ChannelId(c))?.ok_or_else(invalid_message)?),
+                None => None,
+            };
+            if channel.as_ref().is_some_and(|c| c.is_archived) {
+                return Err(invalid_message());
+            }
+            let now = now();
+            if edit.content.is_some() {
+                if !policy.realm.allow_message_editing {
+                    return Err(RequestError::bad_request("Your organization has turned off message editing").into());
+                }
+                if row.sender_id != user.id.0 {
+                    return Err(RequestError::bad_request("You don't have permission to edit this message").into());
+                }
+                if let Some(limit) = policy.realm.message_content_edit_limit_seconds {
+                    if now - row.date_sent > limit + TIME_LIMIT_GRACE_SECONDS {
+                        return Err(RequestError::bad_request("The time limit for editing this message has passed").into());
+                    }
+                }
+            }
+            let new_topic = match &edit.topic {
+                Some(raw) => {
+                    let trimmed = raw.trim();
+                    if trimmed == "✔" || trimmed == "✔ general chat" {
+                        return Err(RequestError::bad_request("General chat cannot be marked as resolved").into());
+                    }
+                    Some(normalize_topic(raw, "topic")?).filter(|t| *t != row.topic)
+                }
+                None => None,
+            };
+            let new_channel = edit.channel_id.filter(|c| Some(c.0) != row.channel_id);
+            if edit.content.is_none() && new_topic.is_none() && new_channel.is_none() && edit.topic.is_none() && edit.channel_id.is_none() {
+                return Err(RequestError::bad_request("Nothing to change").into());
+            }
+            let Some(channel) = channel else {
+                if edit.channel_id.is_some() {
+                    return Err(RequestError::bad_request("Direct messages cannot be moved to channels.").into());
+                }
+                if edit.topic.is_some() {
+                    return Err(RequestError::bad_request("Direct messages cannot have topics.").into());
+                }
+                if edit.propagate_mode != PropagateMode::ChangeOne {
+                    return Err(RequestError::bad_request("Invalid propagate_mode without topic edit").into());
+                }
+                edit_content(conn, &realm_url, &user, &row, &edit, now)?;
+                return Ok(detached());
+            };
+            if edit.propagate_mode != PropagateMode::ChangeOne && edit.topic.is_none() && edit.channel_id.is_none() {
+                return Err(RequestError::bad_request("Invalid propagate_mode without topic edit").into());
+            }
+            if edit.channel_id.is_some() && edit.content.is_some() {
+                return Err(RequestError::bad_request("Cannot change message content while changing channel").into());
+            }
+            if let Some(expected) = &edit.prev_content_sha256 {
+                if *expected != sha256_hex(&row.content) {
+                    return Err(RequestError::new(ErrorCode::ExpectationMismatch, "'prev_content_sha256' value does not match the expected value.")
+                        .with("field_name", "prev_content_sha256")
+                        .into());
+                }
+            }
+            let target = match new_channel {
+                Some(target) => {
+                    let (found, _) = access_channel_by_id(conn, &policy, &user, target)?;
+                    Some(found)
+                }
+                None => None,
+            };
+            let destination = target.as_ref().unwrap_or(&channel);
+            let final_topic = new_topic.clone().unwrap_or_else(|| row.topic.clone());
+            if new_topic.is_some() || target.is_some() {
+                check_topic_policy(&policy, destination, &final_topic)?;
+            }
+            let change = new_topic.as_deref().map(|t| classify(&row.topic, t));
+            let groups = &policy.groups;
+            if let Some(change) = change {
+                match change {
+                    TopicChange::Resolve | TopicChange::Unresolve => {
+                        let allowed = groups.setting_contains(&policy.realm.can_resolve_topics_group, &user)
+                            || groups.setting_contains(&channel.permissions.can_resolve_topics_group, &user)
+                            || target.as_ref().is_some_and(|t| groups.setting_contains(&t.permissions.can_resolve_topics_group, &user));
+                        if !allowed {
+                            return Err(RequestError::bad_request("You don't have permission to resolve topics in this channel.").into());
+                        }
+                    }
+                    TopicChange::Rename => {
+                        let allowed = user.role.is_admin()
+                            || groups.setting_contains(&policy.realm.can_move_messages_between_topics_group, &user)
+                            || groups.setting_contains(&channel.permissions.can_move_messages_within_channel_group, &user)
+                            || can_administer_channel(&user, &channel, groups);
+                        if !allowed {
+                            return Err(RequestError::bad_request("You don't have permission to edit this message").into());
+                        }
+                        if !exempt_from_move_limits(&user) {
+                            if let Some(limit) = policy.realm.move_messages_within_stream_limit_seconds {
+                                if now - row.date_sent > limit + TIME_LIMIT_GRACE_SECONDS {
+                                    return Err(RequestError::bad_request("The time limit for editing this message's topic has passed.").into());
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some(target) = &target {
+                let allowed = user.role.is_admin()
+                    || groups.setting_contains(&policy.realm.can_move_messages_between_channels_group, &user)
+                    || can_administer_channel(&user, &channel, groups)
+                    || groups.setting_contains(&channel.permissions.can_move_messages_out_of_channel_group, &user);
+                if !allowed {
+                    return Err(RequestError::bad_request("You don't have permission to move this message").into());
+                }
+                if !groups.setting_contains(&target.permissions.can_send_message_group, &user) {
+                    return Err(RequestError::bad_request("You do not have permission to post in this channel.").into());
+                }
+                if !exempt_from_move_limits(&user) {
+                    if let Some(limit) = policy.realm.move_messages_between_streams_limit_seconds {
+                        if now - row.date_sent > limit + TIME_LIMIT_GRACE_SECONDS {
+                            return Err(RequestError::bad_request("The time limit for editing this message's channel has passed").into());
+                        }
+                    }
+                }
+            }
+            if edit.content.is_some() {
+                edit_content(conn, &realm_url, &user, &row, &edit, now)?;
+            }
+            if new_topic.is_none() && target.is_none() {
+                return Ok(detached());
+            }
+            let is_resolve_toggle = matches!(change, Some(TopicChange::Resolve | TopicChange::Unresolve)) && target.is_none();
+            let moved = topic_messages(conn, &policy, &user, &channel, &row.topic, &row, edit.propagate_mode)?;
+            let moved = limit_by_time(&policy, &user, &moved, target.is_some(), is_resolve_toggle, edit.propagate_mode, now)?;
+            for message_id in &moved {
+                let current = messages::by_id(conn, *message_id)?.ok_or_else(invalid_message)?;
+                let mut entry = json!({"user_id": user.id, "timestamp": now});
+                if new_topic.is_some() {
+                    entry["prev_topic"] = json!(current.topic);
+                    entry["topic"] = json!(final_topic);
+                }
+                if let Some(t) = &target {
+                    entry["prev_stream"] = json!(channel.id);
+                    entry["stream"] = json!(t.id);
+                }
+                let history = history_with(current.edit_history.as_deref(), entry);
+                let moved_time = (!is_resolve_toggle).then_some(now);
+                messages::set_location(conn, *message_id, destination.id, &final_topic, now, moved_time, &history)?;
+            }
+            if let Some(target) = &target {
+                adjust_recipients(conn, target, &moved)?;
+            }
+            post_move_notices(conn, &realm_url, &user, &channel, destination, &row.topic, &final_topic, change, &moved, &edit)?;
+            Ok(detached())
+        })
+        .await
+}
+
+fn detached() -> Map<String, Value> {
+    let mut out = Map::new();
+    out.insert("detached_uploads".into(), json!([]));
+    out
+}
+
+fn edit_content(
+    conn: &mut DbConn,
+    realm_url: &str,
+    user: &User,
+    row: &messages::MessageRow,
+    edit: &MessageEdit,
+    now: i64,
+) -> ActionResult<()> {
+    let Some(raw) = &edit.content else {
+        return Ok(());
+    };
+    let content = if raw.trim_end().is_empty() {
+        "(deleted)".to_owned()
+    } else {
+        normalize_content(raw)?
+    };
+    let rendered = rendering::render(conn, realm_url, &content);
+    let entry = json!({
+        "user_id": user.id, "timestamp": now,
+        "prev_content": row.content, "prev_rendered_content": row.rendered_content,
+    });
+    let history = history_with(row.edit_history.as_deref(), entry);
+    let change = ContentChange {
+        content,
+        rendered_content: rendered.html,
+        has_link: rendered.has_link,
+        has_image: rendered.has_image,
+        has_attachment: rendered.has_attachment,
+    };
+    messages::set_content(conn, MessageId(row.id), &change, now, &history)?;
+    let mentioned: Vec<UserId> = rendered
+        .mentioned_user_ids
+        .iter()
+        .map(|id| UserId(*id))
+        .collect();
+    messages::set_mentions(conn, MessageId(row.id), &mentioned)?;
+    Ok(())
+}
+
+/// The messages of the topic that a move takes along, oldest first, among those the user may
+/// see.
+fn topic_messages(
+    conn: &mut DbConn,
+    policy: &Policy,
+    user: &User,
+    channel: &Channel,
+    topic: &str,
+    target: &messages::MessageRow,
+    mode: PropagateMode,
+) -> ActionResult<Vec<(MessageId, i64)>> {
+    if mode == PropagateMode::ChangeOne {
+        return Ok(vec![(MessageId(target.id), target.date_sent)]);
+    }
+    let subscribed = subscriptions::is_subscribed(conn, user.id, channel.id)?;
+    let history = if channel.is_public()
+        || (channel.history_public_to_subscribers
+            && parley_domain::access::can_access_channel_content(
+                user,
+                channel,
+                subscribed,
+                &policy.groups,
+            )) {
+        vec![channel.id]
+    } else {
+        Vec::new()
+    };
+    let audience = Audience {
+        reader: user.id,
+        history_channels: history,
+    };
+    let conditions = [
+        Condition::Channel(channel.id),
+        Condition::Topic(topic.to_owned()),
+    ];
+    let anchor = if mode == PropagateMode::ChangeLater {
+        target.id
+    } else {
+        0
+    };
+    let found = messages::page(
+        conn,
+        &audience,
+        &conditions,
+        anchor,
+        Direction::After,
+        true,
+        i64::MAX / 2,
+    )?;
+    Ok(found
+        .into_iter()
+        .map(|m| (MessageId(m.row.id), m.row.date_sent))
+        .collect())
+}
+
+/// Applies the move time limit to a whole-topic move: when some messages are too old to move,
+/// the move fails with the counts the client needs to retry with `change_later`.
+fn limit_by_time(
+    policy: &Policy,
+    user: &User,
+    moved: &[(MessageId, i64)],
+    between_channels: bool,
+    resolve: bool,
+    mode: PropagateMode,
+    now: i64,
+) -> ActionResult<Vec<MessageId>> {
+    let all: Vec<MessageId> = moved.iter().map(|(id, _)| *id).collect();
+    if mode != PropagateMode::ChangeAll || resolve || exempt_from_move_limits(user) {
+        return Ok(all);
+    }
+    let limit = if between_channels {
+        policy.realm.move_messages_between_streams_limit_seconds
+    } else {
+        policy.realm.move_messages_within_stream_limit_seconds
+    };
+    let Some(limit) = limit else {
+        return Ok(all);
+    };
+    let allowed: Vec<MessageId> = moved
+        .iter()
+        .filter(|(_, sent)| now - sent <= limit + TIME_LIMIT_GRACE_SECONDS)
+        .map(|(id, _)| *id)
+        .collect();
+    if allowed.len() < all.len() {
+        return Err(RequestError::new(
+            ErrorCode::MoveMessagesTimeLimitExceeded,
+            format!(
+                "You only have permission to move the {}/{} most recent messages in this topic.",
+                allowed.len(),
+                all.len()
+            ),
+        )
+        .with(
+            "first_message_id_allowed_to_move",
+            allowed.first().map(|id| id.0),
+        )
+        .with("total_messages_in_topic", all.len())
+        .with("total_messages_allowed_to_move", allowed.len())
+        .into());
+    }
+    Ok(all)
+}
+
+/// After a move into another channel: users who may not see the new channel lose their rows;
+/// in a private channel with protected history, its subscribers get rows (read).
+fn adjust_recipients(conn: &mut DbConn, target: &Channel, moved: &[MessageId]) -> ActionResult<()> {
+    if target.invite_only {
+        let subscribers = subscriptions::active_recipients(conn, target.id)?;
+        messages::remove_rows_except(conn, moved, &subscribers)?;
+        if !target.history_public_to_subscribers {
+            messages::ensure_rows(
+                conn,
+                moved,
+                &subscribers,
+                parley_domain::message::flags::READ,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn post_move_notices(
+    conn: &mut DbConn,
+    realm_url: &str,
+    user: &User,
+    old_channel: &Channel,
+    new_channel: &Channel,
+    old_topic: &str,
+    new_topic: &str,
+    change: Option<TopicChange>,
+    moved: &[MessageId],
+    edit: &MessageEdit,
+) -> ActionResult<()> {
+    let actor = notices::silent_mention(user);
+    let channel_changed = old_channel.id != new_channel.id;
+    match change {
+        Some(TopicChange::Resolve) if !channel_changed && edit.content.is_none() => {
+            notices::post(
+                conn,
+                realm_url,
+                new_channel,
+                new_topic,
+                &format!("{actor} has marked this topic as resolved."),
+                user.id,
+            )?;
+            return Ok(());
+        }
+        Some(TopicChange::Unresolve) if !channel_changed && edit.content.is_none() => {
+            notices::post(
+                conn,
+                realm_url,
+                new_channel,
+                new_topic,
+                &format!("{actor} has marked this topic as unresolved."),
+                user.id,
+            )?;
+            return Ok(());
+        }
+        _ => {}
+    }
+    let count = moved.len();
+    let old_location = notices::topic_link(&old_channel.name, old_topic);
+    let new_location = notices::topic_link(&new_channel.name, new_topic);
+    if edit.send_notification_to_new_thread {
+        let text = if edit.propagate_mode == PropagateMode::ChangeAll {
+            format!("This topic was moved here from {old_location} by {actor}.")
+        } else if count == 1 {
+            format!("A message was moved here from {old_location} by {actor}.")
+        } else {
+            format!("{count} messages were moved here from {old_location} by {actor}.")
+        };
+        notices::post(conn, realm_url, new_channel, new_topic, &text, user.id)?;
+    }
+    if edit.send_notification_to_old_thread {
+        let text = if edit.propagate_mode == PropagateMode::ChangeAll {
+            format!("This topic was moved to {new_location} by {actor}.")
+        } else if count == 1 {
+            format!("A message was moved from this topic to {new_location} by {actor}.")
+        } else {
+            format!("{count} messages were moved from this topic to {new_location} by {actor}.")
+        };
+        notices::post(conn, realm_url, old_channel, old_topic, &text, user.id)?;
+    }
+    Ok(())
+}
+
+/// `GET /messages/{message_id}/history`: the message as it was after each edit, oldest first.
+pub async fn message_history(
+    ctx: &Context,
+    user: User,
+    id: MessageId,
+    allow_empty_topic_name: bool,
+) -> ActionResult<Vec<Value>> {
+    ctx.db
+        .run(move |conn| {
+            let policy = policy::load(conn)?;
+            let message =
+                accessible_message(conn, &policy, &user, id)?.ok_or_else(invalid_message)?;
+            let row = message.row;
+            let shown = |topic: &str| {
+                if topic.is_empty() && !allow_empty_topic_name {
+                    parley_domain::message::EMPTY_TOPIC_DISPLAY_NAME.to_owned()
+                } else {
+                    topic.to_owned()
+                }
+            };
+            let entries: Vec<Value> = row
+                .edit_history
+                .as_deref()
+                .and_then(|h| serde_json::from_str(h).ok())
+                .unwrap_or_default();
+            let mut content = row.content.clone();
+            let mut rendered = row.rendered_content.clone();
+            let mut topic = row.topic.clone();
+            let mut snapshots = Vec::new();
+            for entry in &entries {
+                let mut snapshot = json!({
+                    "content": content, "rendered_content": rendered, "topic": shown(&topic),
+                    "timestamp": entry["timestamp"], "user_id": entry["user_id"],
+                });
+                if let Some(prev) = entry.get("prev_content").and_then(Value::as_str) {
+                    snapshot["prev_content"] = json!(prev);
+                    snapshot["prev_rendered_content"] = entry["prev_rendered_content"].clone();
+                    content = prev.to_owned();
+                    rendered = entry["prev_rendered_content"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned();
+                }
+                if let Some(prev) = entry.get("prev_topic").and_then(Value::as_str) {
+                    snapshot["prev_topic"] = json!(shown(prev));
+                    topic = prev.to_owned();
+                }
+                if entry.get("prev_stream").is_some() {
+                    snapshot["prev_stream"] = entry["prev_stream"].clone();
+                    snapshot["stream"] = entry["stream"].clone();
+                }
+                snapshots.push(snapshot);
+            }
+            snapshots.push(json!({
+                "content": content, "rendered_content": rendered, "topic": shown(&topic),
+                "timestamp": row.date_sent, "user_id": row.sender_id,
+            }));
+            snapshots.reverse();
+            Ok(snapshots)
+        })
+        .await
+}

@@ -1,0 +1,79 @@
+//! Automated notices: messages the Notification Bot posts about what people did (moves,
+//! resolving topics).
+
+use crate::error::{ActionError, ActionResult};
+use crate::rendering;
+use crate::secrets;
+use crate::time::now;
+use parley_domain::channel::Channel;
+use parley_domain::message::flags;
+use parley_domain::user::User;
+use parley_domain::{MessageId, UserId};
+use parley_storage::messages::{self, NewMessage};
+use parley_storage::{channels, subscriptions, users, DbConn};
+
+/// The Notification Bot's address, as the reference names it.
+pub const NOTIFICATION_BOT_EMAIL: &str = "notification-bot@zulip.com";
+
+/// The Notification Bot, created on first use.
+pub(crate) fn notification_bot(conn: &mut DbConn) -> ActionResult<User> {
+    let id = users::system_bot(
+        conn,
+        NOTIFICATION_BOT_EMAIL,
+        "Notification Bot",
+        &secrets::generate_api_key(),
+        now(),
+    )?;
+    users::by_id(conn, id)?.ok_or_else(|| ActionError::Internal("notification bot vanished".into()))
+}
+
+/// A silent mention of a user, as notices name people.
+pub(crate) fn silent_mention(user: &User) -> String {
+    format!("@_**{}|{}**", user.full_name, user.id)
+}
+
+/// A link to a channel topic in message syntax.
+pub(crate) fn topic_link(channel: &str, topic: &str) -> String {
+    format!("#**{channel}>{topic}**")
+}
+
+/// Posts a notice in a channel topic, read for `read_for` (whoever caused it).
+pub(crate) fn post(
+    conn: &mut DbConn,
+    realm_url: &str,
+    channel: &Channel,
+    topic: &str,
+    content: &str,
+    read_for: UserId,
+) -> ActionResult<MessageId> {
+    let bot = notification_bot(conn)?;
+    let rendered = rendering::render(conn, realm_url, content);
+    let rows: Vec<(UserId, i64)> = subscriptions::active_recipients(conn, channel.id)?
+        .into_iter()
+        .map(|user| {
+            let mut bits = if user == read_for { flags::READ } else { 0 };
+            if rendered.mentioned_user_ids.contains(&user.0) {
+                bits |= flags::MENTIONED;
+            }
+            (user, bits)
+        })
+        .collect();
+    let new = NewMessage {
+        sender_id: bot.id,
+        channel_id: Some(channel.id),
+        topic: topic.to_owned(),
+        dm_key: None,
+        dm_group_id: None,
+        recipient_user_id: None,
+        content: content.to_owned(),
+        rendered_content: rendered.html,
+        date_sent: now(),
+        has_link: rendered.has_link,
+        has_image: rendered.has_image,
+        has_attachment: rendered.has_attachment,
+        client: "Internal".to_owned(),
+    };
+    let id = messages::insert(conn, &new, &rows)?;
+    channels::set_first_message(conn, channel.id, id.0)?;
+    Ok(id)
+}
