@@ -399,6 +399,16 @@ pub(crate) fn unicode(text: &str) -> Vec<Segment> {
     out
 }
 
+/// The code of the Unicode emoji called `name`, if there is one.
+pub(crate) fn code_for_name(name: &str) -> Option<String> {
+    table().by_name.get(name).cloned()
+}
+
+/// Whether `code` is the code of a Unicode emoji.
+pub(crate) fn is_known_code(code: &str) -> bool {
+    table().by_code.contains_key(code)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -441,14 +451,4 @@ mod tests {
         assert_eq!(html(emoticons("a:)")), "a:)");
         assert!(html(emoticons("x <3.")).contains("emoji-2764"));
     }
-}
-
-/// The code of the Unicode emoji called `name`, if there is one.
-pub(crate) fn code_for_name(name: &str) -> Option<String> {
-    table().by_name.get(name).cloned()
-}
-
-/// Whether `code` is the code of a Unicode emoji.
-pub(crate) fn is_known_code(code: &str) -> bool {
-    table().by_code.contains_key(code)
 }

@@ -192,6 +192,16 @@ pub fn sanitize(html: &str) -> String {
     sanitize::clean(html)
 }
 
+/// The code of the Unicode emoji called `name` (as reactions and `:name:` use it), if any.
+pub fn emoji_code_for_name(name: &str) -> Option<String> {
+    emoji::code_for_name(name)
+}
+
+/// Whether `code` is a Unicode emoji code.
+pub fn is_emoji_code(code: &str) -> bool {
+    emoji::is_known_code(code)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,14 +271,4 @@ mod tests {
         let html = render("a \u{E000}\u{E010}\u{E001} b");
         assert!(!html.contains('\u{E000}'), "{html}");
     }
-}
-
-/// The code of the Unicode emoji called `name` (as reactions and `:name:` use it), if any.
-pub fn emoji_code_for_name(name: &str) -> Option<String> {
-    emoji::code_for_name(name)
-}
-
-/// Whether `code` is a Unicode emoji code.
-pub fn is_emoji_code(code: &str) -> bool {
-    emoji::is_known_code(code)
 }
