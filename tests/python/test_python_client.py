@@ -101,6 +101,62 @@ def run_against_server(zuliprc, site):
     user = owner.get_user_by_id(created["user_id"])
     check("get_user_by_id finds the new user", user.get("user", {}).get("full_name") == "Made By Bot", user)
 
+    run_messages(owner, new_user, created["user_id"])
+
+
+def run_messages(owner, member, member_id):
+    """Channels, subscriptions and messages the way a bot uses them."""
+    added = owner.add_subscriptions(
+        streams=[{"name": "bots", "description": "Where bots talk"}], principals=[member_id]
+    )
+    check("add_subscriptions creates and subscribes", added["result"] == "success", added)
+    stream_id = owner.get_stream_id("bots")
+    check("get_stream_id", stream_id.get("result") == "success", stream_id)
+    subs = member.get_subscriptions()
+    names = sorted(s["name"] for s in subs.get("subscriptions", []))
+    check("the member sees the channel in subscriptions", "bots" in names, subs)
+
+    sent = owner.send_message({"type": "stream", "to": "bots", "topic": "greetings", "content": "hello @**Made By Bot**"})
+    check("send_message to a channel", sent["result"] == "success", sent)
+    dm = member.send_message({"type": "private", "to": [owner.email], "content": "hi owner"})
+    check("send_message direct", dm["result"] == "success", dm)
+    missing = owner.send_message({"type": "stream", "to": "no-such-channel", "topic": "x", "content": "x"})
+    check("STREAM_DOES_NOT_EXIST", missing.get("code") == "STREAM_DOES_NOT_EXIST" and missing.get("stream") == "no-such-channel", missing)
+
+    page = member.get_messages({
+        "anchor": "newest", "num_before": 10, "num_after": 0,
+        "narrow": [{"operator": "channel", "operand": "bots"}, {"operator": "topic", "operand": "greetings"}],
+    })
+    messages = page.get("messages", [])
+    check("get_messages with a narrow", [m["id"] for m in messages] == [sent["id"]], page)
+    check("the member was mentioned", messages and "mentioned" in messages[0]["flags"], page)
+    dms = owner.get_messages({"anchor": "newest", "num_before": 10, "num_after": 0, "narrow": [["is", "dm"]]})
+    check("is:dm narrow", [m["id"] for m in dms.get("messages", [])] == [dm["id"]], dms)
+    found = member.get_messages({"anchor": "newest", "num_before": 10, "num_after": 0, "narrow": [["search", "hello"]]})
+    check("search narrow", [m["id"] for m in found.get("messages", [])] == [sent["id"]], found)
+
+    edited = owner.update_message({"message_id": sent["id"], "content": "hello again"})
+    check("update_message content", edited["result"] == "success", edited)
+    moved = owner.update_message({"message_id": sent["id"], "topic": "moved", "propagate_mode": "change_all"})
+    check("update_message moves the topic", moved["result"] == "success", moved)
+    resolved = owner.update_message({"message_id": sent["id"], "topic": "\u2714 moved", "propagate_mode": "change_all"})
+    check("resolving a topic", resolved["result"] == "success", resolved)
+    reaction = member.add_reaction({"message_id": sent["id"], "emoji_name": "smile"})
+    check("add_reaction", reaction["result"] == "success", reaction)
+    starred = member.update_message_flags({"messages": [sent["id"]], "op": "add", "flag": "starred"})
+    check("update_message_flags", starred["result"] == "success", starred)
+    fetched = member.get_raw_message(sent["id"])
+    message = fetched.get("message", {})
+    check("the edit, move, reaction and star are visible",
+          fetched.get("raw_content") == "hello again" and message.get("subject") == "\u2714 moved"
+          and message.get("reactions") and "starred" in message.get("flags", []), fetched)
+    read_all = member.call_endpoint(url="mark_all_as_read", method="POST")
+    check("mark_all_as_read", read_all["result"] == "success", read_all)
+    deleted = owner.delete_message(sent["id"])
+    check("delete_message", deleted["result"] == "success", deleted)
+    gone = member.get_raw_message(sent["id"])
+    check("a deleted message is gone", gone.get("result") == "error", gone)
+
 
 def main():
     parser = argparse.ArgumentParser()

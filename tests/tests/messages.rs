@@ -111,6 +111,8 @@ backend_test! {
         assert_eq!(page["found_oldest"], true);
         assert_eq!(page["history_limited"], false);
 
+        let me = app.get("/users/me").as_user(&bob).send().await.success();
+        assert_eq!(me["max_message_id"], id);
         let raw = app.get(&format!("/messages/{id}")).as_user(&bob).param("apply_markdown", "false").send().await.success();
         assert_eq!(raw["raw_content"], "Hello **world**");
         assert_eq!(raw["message"]["content"], "Hello **world**");

@@ -227,19 +227,23 @@ pub async fn access_user(
 }
 
 /// `GET /users/me`: the caller's own record with their profile data, and the ID of the newest
-/// message they can read (-1 while there is none).
+/// message they received (-1 while there is none).
 pub async fn get_own_user(ctx: &Context, me: User) -> ActionResult<Map<String, Value>> {
     let options = UserRecordOptions {
         client_gravatar: false,
         include_custom_profile_fields: true,
     };
-    let record = access_user(ctx, me.clone(), UserRef::Id(me.id), options).await?;
+    let id = me.id;
+    let record = access_user(ctx, me, UserRef::Id(id), options).await?;
     let Value::Object(mut fields) =
         serde_json::to_value(record).map_err(|e| ActionError::Internal(e.to_string()))?
     else {
         return Err(ActionError::Internal("user record is not an object".into()));
     };
-    // Messages arrive with the messages issue; until then no user has any.
-    fields.insert("max_message_id".into(), json!(-1));
+    let max = ctx
+        .db
+        .run(move |conn| parley_storage::messages::max_id_for(conn, id))
+        .await?;
+    fields.insert("max_message_id".into(), json!(max.unwrap_or(-1)));
     Ok(fields)
 }
