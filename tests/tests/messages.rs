@@ -368,7 +368,10 @@ backend_test! {
         assert_eq!(ids(&n(json!([["is", "mentioned"]])).await), vec![b]);
         assert_eq!(ids(&n(json!([["has", "link"]])).await), vec![a]);
         assert_eq!(ids(&n(json!([["search", "GREEN"]])).await), vec![a]);
-        assert_eq!(ids(&n(json!([["search", "100%"]])).await), Vec::<i64>::new());
+        assert_eq!(ids(&n(json!([["search", "builds greens"]])).await), vec![a], "stemmed, every word");
+        assert_eq!(ids(&n(json!([["search", "release"]])).await), vec![c], "topics are searched too");
+        assert_eq!(ids(&n(json!([["search", "green thanks"]])).await), Vec::<i64>::new());
+        assert_eq!(ids(&n(json!([["search", "\"OR NOT"]])).await), Vec::<i64>::new(), "input is never query syntax");
         assert_eq!(ids(&n(json!([["id", b]])).await), vec![b]);
         // API clients' own messages start unread (the read_by_sender heuristic).
         assert_eq!(ids(&n(json!([["is", "unread"]])).await), vec![a, b, c, d]);

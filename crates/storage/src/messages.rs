@@ -193,7 +193,7 @@ pub enum Condition {
     Id(MessageId),
     /// One of these messages.
     IdIn(Vec<MessageId>),
-    /// Content or topic contains this text (case-insensitive).
+    /// Content or topic contains every word of this text (full-text, stemmed).
     Search(String),
     /// Matches nothing.
     Nothing,
@@ -218,15 +218,6 @@ pub enum Direction {
     Before,
     /// IDs above the anchor, oldest first.
     After,
-}
-
-fn like_pattern(text: &str) -> String {
-    let escaped = text
-        .to_lowercase()
-        .replace('\\', "\\\\")
-        .replace('%', "\\%")
-        .replace('_', "\\_");
-    format!("%{escaped}%")
 }
 
 fn id_list(ids: impl Iterator<Item = i64>) -> String {
@@ -306,12 +297,7 @@ fn push_condition(sql: &mut SqlBuilder, condition: &Condition) {
             sql.push(&format!("m.id IN ({})", id_list(ids.iter().map(|m| m.0))));
         }
         Condition::Search(text) => {
-            let pattern = like_pattern(text);
-            sql.push("(lower(m.content) LIKE ")
-                .bind(Bind::Text(pattern.clone()))
-                .push(" ESCAPE '\\' OR lower(m.topic) LIKE ")
-                .bind(Bind::Text(pattern))
-                .push(" ESCAPE '\\')");
+            sql.search(text);
         }
         Condition::Nothing => {
             sql.push("1 = 0");

@@ -1,6 +1,6 @@
 //! Hand-built SQL for the queries diesel's multi-backend DSL cannot express (dynamic filters
-//! over joins). Text is written once with `?` placeholders; each backend gets its own
-//! placeholder syntax, so the SQL itself must be portable.
+//! over joins). The SQL is written once, portable; each backend gets its own placeholder syntax,
+//! and full-text search, the one dialect-specific condition, is rendered per backend here.
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
@@ -21,11 +21,33 @@ pub enum Bind {
     Bool(bool),
 }
 
-/// SQL text with `?` placeholders and their values, in order.
+#[derive(Debug, Clone, PartialEq)]
+enum Part {
+    Text(String),
+    Bind(Bind),
+    Search(String),
+}
+
+/// SQL text, placeholders and the one dialect-specific piece (full-text search), rendered for
+/// whichever backend runs it.
 #[derive(Debug, Clone, Default)]
 pub struct SqlBuilder {
-    text: String,
-    binds: Vec<Bind>,
+    parts: Vec<Part>,
+}
+
+/// Which SQL dialect to render.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dialect {
+    Sqlite,
+    Postgres,
+}
+
+/// An FTS5 query matching every word of `text` (each quoted, so user input is never syntax).
+fn fts5_query(text: &str) -> String {
+    text.split_whitespace()
+        .map(|word| format!("\"{}\"", word.replace('"', "\"\"")))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 impl SqlBuilder {
@@ -34,40 +56,67 @@ impl SqlBuilder {
         SqlBuilder::default()
     }
 
-    /// Appends SQL text (which must not contain `?`).
+    /// Appends SQL text.
     pub fn push(&mut self, text: &str) -> &mut Self {
-        self.text.push_str(text);
+        self.parts.push(Part::Text(text.to_owned()));
         self
     }
 
     /// Appends a placeholder bound to `value`.
     pub fn bind(&mut self, value: Bind) -> &mut Self {
-        self.text.push('?');
-        self.binds.push(value);
+        self.parts.push(Part::Bind(value));
         self
     }
 
-    /// Appends another builder's text and binds.
+    /// Appends a condition that the message aliased `m` matches the words of `text` in its
+    /// content or topic: FTS5 on SQLite, the English text-search configuration on PostgreSQL.
+    pub fn search(&mut self, text: &str) -> &mut Self {
+        self.parts.push(Part::Search(text.to_owned()));
+        self
+    }
+
+    /// Appends another builder's parts.
     pub fn append(&mut self, other: SqlBuilder) -> &mut Self {
-        self.text.push_str(&other.text);
-        self.binds.extend(other.binds);
+        self.parts.extend(other.parts);
         self
     }
 
-    /// The text with PostgreSQL's numbered placeholders.
-    fn numbered(&self) -> String {
-        let mut out = String::with_capacity(self.text.len() + 8);
-        let mut n = 0;
-        for c in self.text.chars() {
-            if c == '?' {
-                n += 1;
-                out.push('$');
-                out.push_str(&n.to_string());
-            } else {
-                out.push(c);
+    fn render(&self, dialect: Dialect) -> (String, Vec<Bind>) {
+        let mut text = String::new();
+        let mut binds = Vec::new();
+        let mut placeholder = |text: &mut String, binds: &mut Vec<Bind>, value: Bind| {
+            binds.push(value);
+            match dialect {
+                Dialect::Sqlite => text.push('?'),
+                Dialect::Postgres => text.push_str(&format!("${}", binds.len())),
+            }
+        };
+        for part in &self.parts {
+            match part {
+                Part::Text(t) => text.push_str(t),
+                Part::Bind(b) => placeholder(&mut text, &mut binds, b.clone()),
+                Part::Search(words) => {
+                    match dialect {
+                        Dialect::Sqlite => {
+                            let query = fts5_query(words);
+                            if query.is_empty() {
+                                text.push_str("1 = 0");
+                            } else {
+                                text.push_str("m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ");
+                                placeholder(&mut text, &mut binds, Bind::Text(query));
+                                text.push(')');
+                            }
+                        }
+                        Dialect::Postgres => {
+                            text.push_str("to_tsvector('english', m.content || ' ' || m.topic) @@ plainto_tsquery('english', ");
+                            placeholder(&mut text, &mut binds, Bind::Text(words.clone()));
+                            text.push(')');
+                        }
+                    }
+                }
             }
         }
-        out
+        (text, binds)
     }
 
     /// Runs the query and loads its rows.
@@ -76,21 +125,22 @@ impl SqlBuilder {
         T: QueryableByName<Sqlite> + QueryableByName<Pg> + 'static,
     {
         macro_rules! run {
-            ($c:expr, $backend:ty, $text:expr) => {{
-                let mut query = diesel::sql_query($text).into_boxed::<$backend>();
-                for bind in &self.binds {
+            ($c:expr, $backend:ty, $dialect:expr) => {{
+                let (text, binds) = self.render($dialect);
+                let mut query = diesel::sql_query(text).into_boxed::<$backend>();
+                for bind in binds {
                     query = match bind {
-                        Bind::Int(v) => query.bind::<BigInt, _>(*v),
-                        Bind::Text(v) => query.bind::<Text, _>(v.clone()),
-                        Bind::Bool(v) => query.bind::<Bool, _>(*v),
+                        Bind::Int(v) => query.bind::<BigInt, _>(v),
+                        Bind::Text(v) => query.bind::<Text, _>(v),
+                        Bind::Bool(v) => query.bind::<Bool, _>(v),
                     };
                 }
                 query.load::<T>($c)?
             }};
         }
         Ok(match conn {
-            DbConn::Sqlite(c) => run!(c, Sqlite, self.text.clone()),
-            DbConn::Pg(c) => run!(c, Pg, self.numbered()),
+            DbConn::Sqlite(c) => run!(c, Sqlite, Dialect::Sqlite),
+            DbConn::Pg(c) => run!(c, Pg, Dialect::Postgres),
         })
     }
 }
@@ -104,10 +154,21 @@ mod tests {
         let mut sql = SqlBuilder::new();
         sql.push("a = ")
             .bind(Bind::Int(1))
+            .push(" AND ")
+            .search("fast cars")
             .push(" AND b = ")
             .bind(Bind::Text("x".into()));
-        assert_eq!(sql.text, "a = ? AND b = ?");
-        assert_eq!(sql.numbered(), "a = $1 AND b = $2");
-        assert_eq!(sql.binds.len(), 2);
+        let (sqlite, binds) = sql.render(Dialect::Sqlite);
+        assert_eq!(sqlite, "a = ? AND m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?) AND b = ?");
+        assert_eq!(binds[1], Bind::Text("\"fast\" \"cars\"".into()));
+        let (pg, binds) = sql.render(Dialect::Postgres);
+        assert!(pg.starts_with("a = $1 AND to_tsvector('english', m.content || ' ' || m.topic) @@ plainto_tsquery('english', $2) AND b = $3"), "{pg}");
+        assert_eq!(binds[1], Bind::Text("fast cars".into()));
+    }
+
+    #[test]
+    fn user_input_is_never_fts_syntax() {
+        assert_eq!(fts5_query("a\"b OR c"), "\"a\"\"b\" \"OR\" \"c\"");
+        assert_eq!(fts5_query("   "), "");
     }
 }
