@@ -84,7 +84,7 @@ impl SqlBuilder {
     fn render(&self, dialect: Dialect) -> (String, Vec<Bind>) {
         let mut text = String::new();
         let mut binds = Vec::new();
-        let mut placeholder = |text: &mut String, binds: &mut Vec<Bind>, value: Bind| {
+        let placeholder = |text: &mut String, binds: &mut Vec<Bind>, value: Bind| {
             binds.push(value);
             match dialect {
                 Dialect::Sqlite => text.push('?'),
