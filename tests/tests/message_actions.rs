@@ -219,10 +219,68 @@ backend_test! {
         app.delete(&format!("/messages/{a}")).as_user(&ann).send().await.success();
         app.get(&format!("/messages/{a}")).as_user(&ann).send().await.error(400, "BAD_REQUEST");
         app.delete(&format!("/messages/{a}")).as_user(&ann).send().await.error(400, "BAD_REQUEST");
+        // Senders may delete their own messages only for ten minutes by default.
+        let late = send(&app, &ann, "t", "late").await;
+        let day_ago = parley_actions::time::now() - 86_400;
+        app.ctx.db.run(move |c| parley_storage::messages::set_date_sent(c, parley_domain::MessageId(late), day_ago)).await.unwrap();
+        let body = app.delete(&format!("/messages/{late}")).as_user(&ann).send().await.error(400, "BAD_REQUEST");
+        assert_eq!(body["msg"], "The time limit for deleting this message has passed");
+        app.delete(&format!("/messages/{late}")).as_user(&app.owner).send().await.success();
         // Administrators may delete anyone's messages.
         let b = send(&app, &bob, "t", "spam").await;
         app.delete(&format!("/messages/{b}")).as_user(&app.owner).send().await.success();
         let page = app.get("/messages").as_user(&ann).param("anchor", "newest").param("num_before", 10).send().await.success();
         assert_eq!(page["messages"], json!([]));
+    }
+}
+
+backend_test! {
+    async fn matches_narrow_read_receipts_and_topic_deletion(app) {
+        let (ann, bob) = setup(&app).await;
+        let a = send(&app, &ann, "t", "apples").await;
+        let b = send(&app, &ann, "u", "pears").await;
+        let body = app.get("/messages/matches_narrow").as_user(&bob).json_param("msg_ids", &json!([a, b, 99999]))
+            .json_param("narrow", &json!([["topic", "t"]])).send().await.success();
+        let matched = body["messages"].as_object().unwrap();
+        assert_eq!(matched.len(), 1);
+        assert_eq!(matched[&a.to_string()]["match_content"], "<p>apples</p>");
+        assert_eq!(matched[&a.to_string()]["match_subject"], "t");
+
+        let body = app.get(&format!("/messages/{a}/read_receipts")).as_user(&ann).send().await.success();
+        assert_eq!(body["user_ids"], json!([]));
+        app.post("/messages/flags").as_user(&bob).json_param("messages", &json!([a]))
+            .param("op", "add").param("flag", "read").send().await.success();
+        let body = app.get(&format!("/messages/{a}/read_receipts")).as_user(&ann).send().await.success();
+        assert_eq!(body["user_ids"], json!([bob.user_id.0]));
+
+        let channel = app.get("/get_stream_id").as_user(&bob).param("stream", "dev").send().await.success()["stream_id"].clone();
+        let path = format!("/streams/{channel}/delete_topic");
+        let body = app.post(&path).as_user(&bob).param("topic_name", "t").send().await.error(400, "UNAUTHORIZED_PRINCIPAL");
+        assert_eq!(body["msg"], "Must be an organization administrator");
+        let body = app.post(&path).as_user(&app.owner).param("topic_name", "t").send().await.success();
+        assert_eq!(body["complete"], true);
+        app.get(&format!("/messages/{a}")).as_user(&ann).send().await.error(400, "BAD_REQUEST");
+        app.get(&format!("/messages/{b}")).as_user(&ann).send().await.success();
+    }
+}
+
+backend_test! {
+    async fn default_channels(app) {
+        let (ann, _) = setup(&app).await;
+        let channel = app.get("/get_stream_id").as_user(&ann).param("stream", "dev").send().await.success()["stream_id"].clone();
+        app.post("/default_streams").as_user(&ann).param("stream_id", &channel).send().await.error(400, "UNAUTHORIZED_PRINCIPAL");
+        app.post("/default_streams").as_user(&app.owner).param("stream_id", &channel).send().await.success();
+        let cat = app.create_user("cat@parley.test", "Cat", Role::Member).await;
+        let subs = app.get("/users/me/subscriptions").as_user(&cat).send().await.success();
+        let names: Vec<&str> = subs["subscriptions"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+        assert_eq!(names, vec!["dev", "general"]);
+        app.delete("/default_streams").as_user(&app.owner).param("stream_id", &channel).send().await.success();
+        let dan = app.create_user("dan@parley.test", "Dan", Role::Member).await;
+        let subs = app.get("/users/me/subscriptions").as_user(&dan).send().await.success();
+        assert_eq!(subs["subscriptions"].as_array().unwrap().len(), 1);
+        let private = app.post("/channels/create").as_user(&app.owner).param("name", "p")
+            .json_param("subscribers", &json!([])).json_param("invite_only", &json!(true)).send().await.success()["id"].clone();
+        let body = app.post("/default_streams").as_user(&app.owner).param("stream_id", &private).send().await.error(400, "BAD_REQUEST");
+        assert_eq!(body["msg"], "Private channels cannot be made default.");
     }
 }

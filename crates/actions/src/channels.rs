@@ -564,3 +564,30 @@ pub async fn archive_channel(ctx: &Context, user: User, id: ChannelId) -> Action
         })
         .await
 }
+
+/// `POST` / `DELETE /default_streams`: administrators add a public channel to, or remove a
+/// channel from, the channels new users join.
+pub async fn set_default_channel(
+    ctx: &Context,
+    user: User,
+    id: ChannelId,
+    default: bool,
+) -> ActionResult<()> {
+    if !user.role.is_admin() {
+        return Err(RequestError::admin_required().into());
+    }
+    ctx.db
+        .transaction(move |conn| {
+            let policy = policy::load(conn)?;
+            let (mut channel, _) = access_channel_by_id(conn, &policy, &user, id)?;
+            if default && channel.invite_only {
+                return Err(
+                    RequestError::bad_request("Private channels cannot be made default.").into(),
+                );
+            }
+            channel.is_default = default;
+            channels::update(conn, &channel)?;
+            Ok(())
+        })
+        .await
+}

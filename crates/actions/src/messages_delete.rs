@@ -61,3 +61,52 @@ pub async fn delete_message(ctx: &Context, user: User, id: MessageId) -> ActionR
         })
         .await
 }
+
+/// `POST /streams/{stream_id}/delete_topic`: administrators delete every message of a topic
+/// that they may see.
+pub async fn delete_topic(
+    ctx: &Context,
+    user: User,
+    channel: ChannelId,
+    topic: String,
+) -> ActionResult<()> {
+    if !user.role.is_admin() {
+        return Err(RequestError::admin_required().into());
+    }
+    ctx.db
+        .transaction(move |conn| {
+            let policy = policy::load(conn)?;
+            let (found, _) = crate::channels::access_channel_by_id(conn, &policy, &user, channel)?;
+            let topic = parley_domain::message::normalize_topic(&topic, "topic_name")?;
+            let history = if found.is_public() || found.history_public_to_subscribers {
+                vec![channel]
+            } else {
+                Vec::new()
+            };
+            let audience = messages::Audience {
+                reader: user.id,
+                history_channels: history,
+            };
+            let conditions = [
+                messages::Condition::Channel(channel),
+                messages::Condition::Topic(topic),
+            ];
+            let ids: Vec<MessageId> = messages::page(
+                conn,
+                &audience,
+                &conditions,
+                0,
+                messages::Direction::After,
+                true,
+                i64::MAX / 2,
+            )?
+            .into_iter()
+            .map(|m| MessageId(m.row.id))
+            .collect();
+            for chunk in ids.chunks(1000) {
+                messages::delete(conn, chunk)?;
+            }
+            Ok(())
+        })
+        .await
+}

@@ -744,3 +744,65 @@ pub(crate) fn present(
     }
     Ok(out)
 }
+
+/// `GET /messages/matches_narrow`: which of these messages (among those the reader received)
+/// match a narrow.
+pub async fn matches_narrow(
+    ctx: &Context,
+    reader: User,
+    ids: Vec<MessageId>,
+    narrow: Vec<NarrowTerm>,
+) -> ActionResult<Map<String, Value>> {
+    let ctx2 = ctx.clone();
+    ctx.db
+        .run(move |conn| {
+            let policy = policy::load(conn)?;
+            let resolved = resolve_narrow(&ctx2, conn, &policy, &reader, &narrow)?;
+            let audience = Audience { reader: reader.id, history_channels: Vec::new() };
+            let found = messages::by_ids_for(conn, &audience, &ids, &resolved.conditions)?;
+            let mut out = Map::new();
+            for message in found {
+                let subject = escape_html(&message.row.topic);
+                out.insert(
+                    message.row.id.to_string(),
+                    json!({"match_content": message.row.rendered_content, "match_subject": subject}),
+                );
+            }
+            Ok(out)
+        })
+        .await
+}
+
+fn escape_html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#x27;")
+}
+
+/// `GET /messages/{message_id}/read_receipts`: who has read a message, the sender excepted.
+pub async fn read_receipts(
+    ctx: &Context,
+    reader: User,
+    id: MessageId,
+) -> ActionResult<Vec<UserId>> {
+    ctx.db
+        .run(move |conn| {
+            let policy = policy::load(conn)?;
+            let message =
+                accessible_message(conn, &policy, &reader, id)?.ok_or_else(invalid_message)?;
+            let sender = UserId(message.row.sender_id);
+            let readers = messages::readers(conn, id)?;
+            let active: HashSet<UserId> = users::by_ids(conn, &readers)?
+                .into_iter()
+                .filter(|u| u.is_active)
+                .map(|u| u.id)
+                .collect();
+            Ok(readers
+                .into_iter()
+                .filter(|u| *u != sender && active.contains(u))
+                .collect())
+        })
+        .await
+}

@@ -312,14 +312,13 @@ pub async fn list_subscriptions(
                     continue;
                 }
                 let subscribers = all.get(&channel.id).cloned().unwrap_or_default();
-                out.push(subscription_object(
-                    channel,
-                    &row.settings,
-                    &subscribers,
-                    include_subscribers,
+                out.push((
+                    channel.name.to_lowercase(),
+                    subscription_object(channel, &row.settings, &subscribers, include_subscribers),
                 ));
             }
-            Ok(out)
+            out.sort_by(|a, b| a.0.cmp(&b.0));
+            Ok(out.into_iter().map(|(_, fields)| fields).collect())
         })
         .await
 }

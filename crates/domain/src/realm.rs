@@ -151,7 +151,7 @@ impl RealmPolicy {
             ),
             message_content_delete_limit_seconds: seconds(
                 "message_content_delete_limit_seconds",
-                None,
+                Some(600),
             ),
             topics_policy: stored
                 .get("topics_policy")

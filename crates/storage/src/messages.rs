@@ -747,3 +747,16 @@ pub fn set_date_sent(conn: &mut DbConn, id: MessageId, date_sent: i64) -> Result
         .execute(conn)?;
     Ok(())
 }
+
+/// Users whose row for a message has the `read` flag.
+pub fn readers(conn: &mut DbConn, id: MessageId) -> Result<Vec<UserId>, StorageError> {
+    Ok(user_messages::table
+        .filter(user_messages::message_id.eq(id.0))
+        .select((user_messages::user_id, user_messages::flags))
+        .order(user_messages::user_id)
+        .load::<(i64, i64)>(conn)?
+        .into_iter()
+        .filter(|(_, bits)| bits & flags::READ != 0)
+        .map(|(user, _)| UserId(user))
+        .collect())
+}

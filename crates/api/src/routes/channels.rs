@@ -244,3 +244,30 @@ pub async fn archive(
     channels::archive_channel(&ctx, me, channel_id(&path)?).await?;
     Ok(Success::empty())
 }
+
+params! {
+    /// `POST` / `DELETE /default_streams`.
+    pub struct DefaultChannelParams {
+        stream_id: i64,
+    }
+}
+
+/// POST /default_streams — make a channel one that new users join.
+pub async fn add_default(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    Params(p): Params<DefaultChannelParams>,
+) -> ApiResult<Success> {
+    channels::set_default_channel(&ctx, me, ChannelId(p.stream_id), true).await?;
+    Ok(Success::empty())
+}
+
+/// DELETE /default_streams — stop new users joining a channel.
+pub async fn remove_default(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    Params(p): Params<DefaultChannelParams>,
+) -> ApiResult<Success> {
+    channels::set_default_channel(&ctx, me, ChannelId(p.stream_id), false).await?;
+    Ok(Success::empty())
+}

@@ -358,3 +358,66 @@ pub async fn history(
             .await?;
     Ok(Success::empty().with("message_history", history))
 }
+
+/// `GET /messages/matches_narrow`.
+#[derive(Debug)]
+pub struct MatchesNarrowParams {
+    msg_ids: Vec<MessageId>,
+    narrow: Vec<NarrowTerm>,
+}
+
+impl params::FromParams for MatchesNarrowParams {
+    fn from_params(p: &mut ParamMap) -> Result<Self, RequestError> {
+        let msg_ids = p.take::<Json<Vec<MessageId>>>("msg_ids")?.0;
+        let Json(narrow) = p.take::<Json<Value>>("narrow")?;
+        Ok(MatchesNarrowParams {
+            msg_ids,
+            narrow: parse_narrow(&narrow, "narrow")?,
+        })
+    }
+}
+
+/// GET /messages/matches_narrow — which of some messages match a narrow.
+pub async fn matches_narrow(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    Params(p): Params<MatchesNarrowParams>,
+) -> ApiResult<Success> {
+    let found = messages_read::matches_narrow(&ctx, me, p.msg_ids, p.narrow).await?;
+    Ok(Success::empty().with("messages", found))
+}
+
+params! {
+    /// `GET /messages/{message_id}/read_receipts`.
+    pub struct ReadReceiptsParams {}
+}
+
+/// GET /messages/{message_id}/read_receipts — who has read a message.
+pub async fn read_receipts(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    path: web::Path<String>,
+    _: Params<ReadReceiptsParams>,
+) -> ApiResult<Success> {
+    let ids = messages_read::read_receipts(&ctx, me, message_id(&path)?).await?;
+    Ok(Success::empty().with("user_ids", ids))
+}
+
+params! {
+    /// `POST /streams/{stream_id}/delete_topic`.
+    pub struct DeleteTopicParams {
+        topic_name: String,
+    }
+}
+
+/// POST /streams/{stream_id}/delete_topic — administrators delete a topic.
+pub async fn delete_topic(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    path: web::Path<String>,
+    Params(p): Params<DeleteTopicParams>,
+) -> ApiResult<Success> {
+    let channel = ChannelId(path_param::<i64>("stream_id", &path)?);
+    parley_actions::messages_delete::delete_topic(&ctx, me, channel, p.topic_name).await?;
+    Ok(Success::empty().with("complete", true))
+}

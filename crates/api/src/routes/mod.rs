@@ -46,14 +46,18 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/streams/{stream_id}",
         get => channels::get_one, patch => channels::update, delete => channels::archive);
     endpoint!(cfg, "/streams/{stream_id}/members", get => channels::members);
+    endpoint!(cfg, "/streams/{stream_id}/delete_topic", post => messages::delete_topic);
+    endpoint!(cfg, "/default_streams", post => channels::add_default, delete => channels::remove_default);
     endpoint!(cfg, "/get_stream_id", get => channels::get_id);
     endpoint!(cfg, "/messages", get => messages::list, post => messages::send);
     endpoint!(cfg, "/messages/render", post => messages::render);
+    endpoint!(cfg, "/messages/matches_narrow", get => messages::matches_narrow);
     endpoint!(cfg, "/messages/flags", post => message_flags::update);
     endpoint!(cfg, "/messages/flags/narrow", post => message_flags::update_for_narrow);
     endpoint!(cfg, "/messages/{message_id}",
         get => messages::get_one, patch => messages::edit, delete => messages::delete);
     endpoint!(cfg, "/messages/{message_id}/history", get => messages::history);
+    endpoint!(cfg, "/messages/{message_id}/read_receipts", get => messages::read_receipts);
     endpoint!(cfg, "/messages/{message_id}/reactions", post => reactions::add, delete => reactions::remove);
     endpoint!(cfg, "/mark_all_as_read", post => message_flags::mark_all);
     endpoint!(cfg, "/mark_stream_as_read", post => message_flags::mark_channel);
