@@ -315,3 +315,28 @@ backend_test! {
         app.delete(&path).as_user(&ann).send().await.error(400, "BAD_REQUEST");
     }
 }
+
+backend_test! {
+    async fn announcing_new_channels(app) {
+        let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
+        app.post("/channels/create").as_user(&ann).param("name", "launch")
+            .json_param("subscribers", &json!([ann.user_id.0])).json_param("announce", &json!(true)).send().await.success();
+        app.post("/channels/create").as_user(&ann).param("name", "hush")
+            .json_param("subscribers", &json!([ann.user_id.0])).json_param("invite_only", &json!(true))
+            .json_param("announce", &json!(true)).send().await.success();
+        app.post("/users/me/subscriptions").as_user(&ann).json_param("subscriptions", &json!([{"name": "side"}]))
+            .json_param("announce", &json!(true)).send().await.success();
+        let page = app.get("/messages").as_user(&ann).param("anchor", "newest").param("num_before", 10)
+            .param("apply_markdown", "false")
+            .json_param("narrow", &json!([["channel", "general"], ["topic", "new channels"]])).send().await.success();
+        let messages = page["messages"].as_array().unwrap();
+        assert_eq!(messages.len(), 2, "private channels are not announced: {page}");
+        assert_eq!(messages[0]["content"], format!("@_**Ann|{}** created a new channel #**launch**.", ann.user_id.0));
+        assert_eq!(messages[0]["sender_full_name"], "Notification Bot");
+        assert_eq!(messages[1]["content"], format!("@_**Ann|{}** created a new channel #**side**.", ann.user_id.0));
+        assert_eq!(messages[0]["flags"], json!(["read"]), "read for the creator");
+        // The bot is not one of the organization's users.
+        let users = app.get("/users").as_user(&ann).send().await.success();
+        assert!(users["members"].as_array().unwrap().iter().all(|u| u["full_name"] != "Notification Bot"));
+    }
+}

@@ -102,5 +102,10 @@ fn create_general_channel(conn: &mut DbConn, owner: &User) -> ActionResult<()> {
     let mut channel = crate::channels::build_channel(conn, &policy, Some(owner), &new)?;
     channel.id = crate::channels::insert_channel(conn, &channel)?;
     crate::subscriptions::subscribe_in_transaction(conn, channel.id, std::slice::from_ref(owner))?;
+    realms::set_permission(
+        conn,
+        crate::notices::ANNOUNCEMENTS_CHANNEL,
+        &channel.id.0.to_string(),
+    )?;
     Ok(())
 }

@@ -40,6 +40,8 @@ pub struct NewChannel {
     pub folder_id: Option<i64>,
     /// Permissions given explicitly, by API name.
     pub permissions: Vec<(String, GroupSetting)>,
+    /// Have the Notification Bot announce the channel in the announcements channel.
+    pub announce: bool,
 }
 
 fn nobody(policy: &Policy) -> GroupSetting {
@@ -219,6 +221,7 @@ pub async fn create_channel(
     new: NewChannel,
     subscribers: Vec<UserId>,
 ) -> ActionResult<ChannelId> {
+    let realm_url = ctx.realm.url.clone();
     ctx.db
         .transaction(move |conn| {
             let policy = policy::load(conn)?;
@@ -226,6 +229,15 @@ pub async fn create_channel(
             let id = insert_channel(conn, &channel)?;
             let targets = active_users(conn, &subscribers, "subscribers")?;
             subscribe_in_transaction(conn, id, &targets)?;
+            if new.announce {
+                crate::notices::announce_channel(
+                    conn,
+                    &realm_url,
+                    &caller,
+                    &channel.name,
+                    channel.invite_only,
+                )?;
+            }
             Ok(id)
         })
         .await

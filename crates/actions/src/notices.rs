@@ -77,3 +77,38 @@ pub(crate) fn post(
     channels::set_first_message(conn, channel.id, id.0)?;
     Ok(id)
 }
+
+/// The organization setting naming the channel where new channels are announced.
+pub const ANNOUNCEMENTS_CHANNEL: &str = "new_stream_announcements_stream_id";
+
+/// Announces a new public channel in the announcements channel, topic `new channels`. Private
+/// channels are not announced: that would reveal them.
+pub(crate) fn announce_channel(
+    conn: &mut DbConn,
+    realm_url: &str,
+    creator: &User,
+    name: &str,
+    private: bool,
+) -> ActionResult<()> {
+    if private {
+        return Ok(());
+    }
+    let stored = parley_storage::realms::permissions(conn)?;
+    let Some(id) = stored
+        .get(ANNOUNCEMENTS_CHANNEL)
+        .and_then(|v| v.parse::<i64>().ok())
+    else {
+        return Ok(());
+    };
+    let Some(channel) =
+        channels::by_id(conn, parley_domain::ChannelId(id))?.filter(|c| !c.is_archived)
+    else {
+        return Ok(());
+    };
+    let text = format!(
+        "{} created a new channel #**{name}**.",
+        silent_mention(creator)
+    );
+    post(conn, realm_url, &channel, "new channels", &text, creator.id)?;
+    Ok(())
+}

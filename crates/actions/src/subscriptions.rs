@@ -195,6 +195,15 @@ pub async fn subscribe(
                         new.description = wanted.description.clone().unwrap_or_default();
                         let mut channel = build_channel(conn, &policy, Some(&caller), &new)?;
                         channel.id = insert_channel(conn, &channel)?;
+                        if new.announce {
+                            crate::notices::announce_channel(
+                                conn,
+                                &ctx2.realm.url,
+                                &caller,
+                                &channel.name,
+                                channel.invite_only,
+                            )?;
+                        }
                         channel
                     }
                 };

@@ -19,8 +19,6 @@ use serde_json::Value;
 pub struct ChannelOptions {
     /// The options as the actions take them.
     pub channel: NewChannel,
-    /// Whether to announce the new channel.
-    pub announce: bool,
 }
 
 impl params::FromParams for ChannelOptions {
@@ -50,8 +48,8 @@ impl params::FromParams for ChannelOptions {
                 channel.permissions.push((name.to_owned(), setting));
             }
         }
-        let announce = p.take::<Option<bool>>("announce")?.unwrap_or(false);
-        Ok(ChannelOptions { channel, announce })
+        channel.announce = p.take::<Option<bool>>("announce")?.unwrap_or(false);
+        Ok(ChannelOptions { channel })
     }
 }
 
