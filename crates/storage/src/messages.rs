@@ -229,21 +229,32 @@ fn id_list(ids: impl Iterator<Item = i64>) -> String {
     }
 }
 
-/// Appends one condition as SQL (`m` is the message, `um` the reader's row).
-fn push_condition(sql: &mut SqlBuilder, condition: &Condition) {
+/// Appends one condition as SQL (`m` is the message, `um` the reader's row). Positive channel
+/// and conversation terms compare the bare column so that the indexes serve them; under `NOT`
+/// they are made NULL-safe, so that direct messages are not lost to SQL's three-valued logic.
+fn push_condition(sql: &mut SqlBuilder, condition: &Condition, negated: bool) {
     match condition {
         Condition::Not(inner) => {
             sql.push("NOT (");
-            push_condition(sql, inner);
+            push_condition(sql, inner, !negated);
             sql.push(")");
         }
         Condition::Channel(id) => {
-            sql.push("COALESCE(m.channel_id, 0) = ")
-                .bind(Bind::Int(id.0));
+            let column = if negated {
+                "COALESCE(m.channel_id, 0)"
+            } else {
+                "m.channel_id"
+            };
+            sql.push(&format!("{column} = ")).bind(Bind::Int(id.0));
         }
         Condition::ChannelIn(ids) => {
+            let column = if negated {
+                "COALESCE(m.channel_id, 0)"
+            } else {
+                "m.channel_id"
+            };
             sql.push(&format!(
-                "COALESCE(m.channel_id, 0) IN ({})",
+                "{column} IN ({})",
                 id_list(ids.iter().map(|c| c.0))
             ));
         }
@@ -256,7 +267,12 @@ fn push_condition(sql: &mut SqlBuilder, condition: &Condition) {
             sql.push("m.sender_id = ").bind(Bind::Int(id.0));
         }
         Condition::DmKey(key) => {
-            sql.push("COALESCE(m.dm_key, '') = ")
+            let column = if negated {
+                "COALESCE(m.dm_key, '')"
+            } else {
+                "m.dm_key"
+            };
+            sql.push(&format!("{column} = "))
                 .bind(Bind::Text(key.clone()));
         }
         Condition::DmIncluding(user) => {
@@ -318,27 +334,36 @@ struct PageRow {
     reader_flags: Option<i64>,
 }
 
-/// The query of every message the audience may see that matches every condition.
-fn matching(audience: &Audience, conditions: &[Condition]) -> SqlBuilder {
+/// The query of every message the audience may see that matches every condition, and the
+/// column to order and page by. A reader's own messages are read from their `user_messages` rows
+/// in ID order, so a page costs O(page) through the `(user_id, message_id)` key; channel
+/// histories are read from the messages, through the channel indexes.
+fn matching(audience: &Audience, conditions: &[Condition]) -> (SqlBuilder, &'static str) {
     let mut sql = SqlBuilder::new();
-    sql.push(&format!(
-        "SELECT {COLUMNS} FROM messages m LEFT JOIN user_messages um \
-         ON um.message_id = m.id AND um.user_id = "
-    ))
-    .bind(Bind::Int(audience.reader.0));
-    if audience.history_channels.is_empty() {
-        sql.push(" WHERE um.user_id IS NOT NULL");
+    let order = if audience.history_channels.is_empty() {
+        sql.push(&format!(
+            "SELECT {COLUMNS} FROM user_messages um JOIN messages m ON m.id = um.message_id \
+             WHERE um.user_id = "
+        ))
+        .bind(Bind::Int(audience.reader.0));
+        "um.message_id"
     } else {
         sql.push(&format!(
-            " WHERE (um.user_id IS NOT NULL OR COALESCE(m.channel_id, 0) IN ({}))",
+            "SELECT {COLUMNS} FROM messages m LEFT JOIN user_messages um \
+             ON um.message_id = m.id AND um.user_id = "
+        ))
+        .bind(Bind::Int(audience.reader.0));
+        sql.push(&format!(
+            " WHERE (um.user_id IS NOT NULL OR m.channel_id IN ({}))",
             id_list(audience.history_channels.iter().map(|c| c.0))
         ));
-    }
+        "m.id"
+    };
     for condition in conditions {
         sql.push(" AND ");
-        push_condition(&mut sql, condition);
+        push_condition(&mut sql, condition, false);
     }
-    sql
+    (sql, order)
 }
 
 /// Reads up to `limit` messages on one side of `anchor` that the audience may see and that
@@ -355,16 +380,16 @@ pub fn page(
     if limit <= 0 {
         return Ok(Vec::new());
     }
-    let mut sql = matching(audience, conditions);
+    let (mut sql, column) = matching(audience, conditions);
     let (op, order) = match (direction, include_anchor) {
         (Direction::Before, true) => ("<=", "DESC"),
         (Direction::Before, false) => ("<", "DESC"),
         (Direction::After, true) => (">=", "ASC"),
         (Direction::After, false) => (">", "ASC"),
     };
-    sql.push(&format!(" AND m.id {op} "))
+    sql.push(&format!(" AND {column} {op} "))
         .bind(Bind::Int(anchor));
-    sql.push(&format!(" ORDER BY m.id {order} LIMIT "))
+    sql.push(&format!(" ORDER BY {column} {order} LIMIT "))
         .bind(Bind::Int(limit));
     let rows: Vec<PageRow> = sql.load(conn)?;
     Ok(rows
@@ -385,8 +410,8 @@ pub fn by_ids_for(
 ) -> Result<Vec<ReadMessage>, StorageError> {
     let mut all = conditions.to_vec();
     all.push(Condition::IdIn(ids.to_vec()));
-    let mut sql = matching(audience, &all);
-    sql.push(" ORDER BY m.id ASC");
+    let (mut sql, column) = matching(audience, &all);
+    sql.push(&format!(" ORDER BY {column} ASC"));
     let rows: Vec<PageRow> = sql.load(conn)?;
     Ok(rows
         .into_iter()
@@ -405,8 +430,8 @@ pub fn first_unread(
 ) -> Result<Option<i64>, StorageError> {
     let mut all = conditions.to_vec();
     all.push(Condition::Not(Box::new(Condition::Flag(flags::READ))));
-    let mut sql = matching(audience, &all);
-    sql.push(" ORDER BY m.id ASC LIMIT 1");
+    let (mut sql, column) = matching(audience, &all);
+    sql.push(&format!(" ORDER BY {column} ASC LIMIT 1"));
     let rows: Vec<PageRow> = sql.load(conn)?;
     Ok(rows.first().map(|r| r.message.id))
 }
@@ -527,8 +552,8 @@ pub fn mark_read_where(
     };
     let mut all = conditions.to_vec();
     all.push(Condition::Not(Box::new(Condition::Flag(flags::READ))));
-    let mut sql = matching(&audience, &all);
-    sql.push(" ORDER BY m.id ASC");
+    let (mut sql, column) = matching(&audience, &all);
+    sql.push(&format!(" ORDER BY {column} ASC"));
     let rows: Vec<PageRow> = sql.load(conn)?;
     let ids: Vec<MessageId> = rows.iter().map(|r| MessageId(r.message.id)).collect();
     for chunk in ids.chunks(500) {
@@ -564,8 +589,7 @@ pub fn topics(
     audience: &Audience,
     channel: ChannelId,
 ) -> Result<Vec<(String, i64)>, StorageError> {
-    let mut sql = matching(audience, &[Condition::Channel(channel)]);
-    let inner = std::mem::take(&mut sql);
+    let (inner, _) = matching(audience, &[Condition::Channel(channel)]);
     let mut outer = SqlBuilder::new();
     outer.push("SELECT q.topic_key AS topic_key, MAX(q.id) AS max_id FROM (");
     outer.append(inner);
