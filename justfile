@@ -37,6 +37,7 @@ python-client:
     target/ci-venv/bin/pip install --quiet zulip
     target/ci-venv/bin/python tests/python/test_python_client.py --parley target/debug/parley
 
-# Benchmarks (arrive with the performance work).
-bench:
-    cargo bench --workspace
+# Benchmarks: message send/read on a seeded history (BENCH_MESSAGES, default 100000) and Markdown.
+bench messages="100000":
+    BENCH_MESSAGES={{messages}} cargo bench -p parley-tests --bench messages
+    cargo bench -p parley-markdown --bench render
