@@ -87,40 +87,78 @@ impl From<ChannelRow> for Channel {
     }
 }
 
+/// Every column of a channel row but its ID, written the same way on insert and update.
+#[derive(Insertable, AsChangeset)]
+#[diesel(table_name = channels, treat_none_as_null = true)]
+struct ChannelValues {
+    name: String,
+    name_key: String,
+    description: String,
+    rendered_description: String,
+    invite_only: bool,
+    is_web_public: bool,
+    history_public_to_subscribers: bool,
+    message_retention_days: Option<i64>,
+    topics_policy: String,
+    is_archived: bool,
+    date_created: i64,
+    creator_id: Option<i64>,
+    first_message_id: Option<i64>,
+    folder_id: Option<i64>,
+    is_default: bool,
+    can_add_subscribers_group: String,
+    can_administer_channel_group: String,
+    can_delete_any_message_group: String,
+    can_delete_own_message_group: String,
+    can_move_messages_out_of_channel_group: String,
+    can_move_messages_within_channel_group: String,
+    can_remove_subscribers_group: String,
+    can_send_message_group: String,
+    can_subscribe_group: String,
+    can_resolve_topics_group: String,
+}
+
+impl From<&Channel> for ChannelValues {
+    fn from(channel: &Channel) -> Self {
+        let p = &channel.permissions;
+        ChannelValues {
+            name: channel.name.clone(),
+            name_key: channel_name_key(&channel.name),
+            description: channel.description.clone(),
+            rendered_description: channel.rendered_description.clone(),
+            invite_only: channel.invite_only,
+            is_web_public: channel.is_web_public,
+            history_public_to_subscribers: channel.history_public_to_subscribers,
+            message_retention_days: channel.retention.to_column(),
+            topics_policy: channel.topics_policy.name().to_owned(),
+            is_archived: channel.is_archived,
+            date_created: channel.date_created,
+            creator_id: channel.creator_id.map(|id| id.0),
+            first_message_id: channel.first_message_id,
+            folder_id: channel.folder_id,
+            is_default: channel.is_default,
+            can_add_subscribers_group: p.can_add_subscribers_group.to_json(),
+            can_administer_channel_group: p.can_administer_channel_group.to_json(),
+            can_delete_any_message_group: p.can_delete_any_message_group.to_json(),
+            can_delete_own_message_group: p.can_delete_own_message_group.to_json(),
+            can_move_messages_out_of_channel_group: p
+                .can_move_messages_out_of_channel_group
+                .to_json(),
+            can_move_messages_within_channel_group: p
+                .can_move_messages_within_channel_group
+                .to_json(),
+            can_remove_subscribers_group: p.can_remove_subscribers_group.to_json(),
+            can_send_message_group: p.can_send_message_group.to_json(),
+            can_subscribe_group: p.can_subscribe_group.to_json(),
+            can_resolve_topics_group: p.can_resolve_topics_group.to_json(),
+        }
+    }
+}
+
 /// Inserts a channel (its `id` is ignored); a taken name is a unique violation.
 pub fn insert(conn: &mut DbConn, channel: &Channel) -> Result<ChannelId, StorageError> {
-    let p = &channel.permissions;
     let id = diesel::insert_into(channels::table)
-        .values((
-            channels::name.eq(&channel.name),
-            channels::name_key.eq(channel_name_key(&channel.name)),
-            channels::description.eq(&channel.description),
-            channels::rendered_description.eq(&channel.rendered_description),
-            channels::invite_only.eq(channel.invite_only),
-            channels::is_web_public.eq(channel.is_web_public),
-            channels::history_public_to_subscribers.eq(channel.history_public_to_subscribers),
-            channels::message_retention_days.eq(channel.retention.to_column()),
-            channels::topics_policy.eq(channel.topics_policy.name()),
-            channels::is_archived.eq(channel.is_archived),
-            channels::date_created.eq(channel.date_created),
-            channels::creator_id.eq(channel.creator_id.map(|id| id.0)),
-            channels::folder_id.eq(channel.folder_id),
-            channels::is_default.eq(channel.is_default),
-            (
-                channels::can_add_subscribers_group.eq(p.can_add_subscribers_group.to_json()),
-                channels::can_administer_channel_group.eq(p.can_administer_channel_group.to_json()),
-                channels::can_delete_any_message_group.eq(p.can_delete_any_message_group.to_json()),
-                channels::can_delete_own_message_group.eq(p.can_delete_own_message_group.to_json()),
-                channels::can_move_messages_out_of_channel_group
-                    .eq(p.can_move_messages_out_of_channel_group.to_json()),
-                channels::can_move_messages_within_channel_group
-                    .eq(p.can_move_messages_within_channel_group.to_json()),
-                channels::can_remove_subscribers_group.eq(p.can_remove_subscribers_group.to_json()),
-                channels::can_send_message_group.eq(p.can_send_message_group.to_json()),
-                channels::can_subscribe_group.eq(p.can_subscribe_group.to_json()),
-                channels::can_resolve_topics_group.eq(p.can_resolve_topics_group.to_json()),
-            ),
-        ))
+        .values(ChannelValues::from(channel))
         .returning(channels::id)
         .get_result::<i64>(conn)?;
     Ok(ChannelId(id))
@@ -128,37 +166,8 @@ pub fn insert(conn: &mut DbConn, channel: &Channel) -> Result<ChannelId, Storage
 
 /// Writes every field of an existing channel.
 pub fn update(conn: &mut DbConn, channel: &Channel) -> Result<(), StorageError> {
-    let p = &channel.permissions;
     diesel::update(channels::table.find(channel.id.0))
-        .set((
-            channels::name.eq(&channel.name),
-            channels::name_key.eq(channel_name_key(&channel.name)),
-            channels::description.eq(&channel.description),
-            channels::rendered_description.eq(&channel.rendered_description),
-            channels::invite_only.eq(channel.invite_only),
-            channels::is_web_public.eq(channel.is_web_public),
-            channels::history_public_to_subscribers.eq(channel.history_public_to_subscribers),
-            channels::message_retention_days.eq(channel.retention.to_column()),
-            channels::topics_policy.eq(channel.topics_policy.name()),
-            channels::is_archived.eq(channel.is_archived),
-            channels::first_message_id.eq(channel.first_message_id),
-            channels::folder_id.eq(channel.folder_id),
-            channels::is_default.eq(channel.is_default),
-            (
-                channels::can_add_subscribers_group.eq(p.can_add_subscribers_group.to_json()),
-                channels::can_administer_channel_group.eq(p.can_administer_channel_group.to_json()),
-                channels::can_delete_any_message_group.eq(p.can_delete_any_message_group.to_json()),
-                channels::can_delete_own_message_group.eq(p.can_delete_own_message_group.to_json()),
-                channels::can_move_messages_out_of_channel_group
-                    .eq(p.can_move_messages_out_of_channel_group.to_json()),
-                channels::can_move_messages_within_channel_group
-                    .eq(p.can_move_messages_within_channel_group.to_json()),
-                channels::can_remove_subscribers_group.eq(p.can_remove_subscribers_group.to_json()),
-                channels::can_send_message_group.eq(p.can_send_message_group.to_json()),
-                channels::can_subscribe_group.eq(p.can_subscribe_group.to_json()),
-                channels::can_resolve_topics_group.eq(p.can_resolve_topics_group.to_json()),
-            ),
-        ))
+        .set(ChannelValues::from(channel))
         .execute(conn)?;
     Ok(())
 }
