@@ -292,6 +292,9 @@ backend_test! {
         let missing = app.get("/messages/999999").as_user(&bob).send().await.error(400, "BAD_REQUEST");
         let hidden = app.get(&format!("/messages/{private}")).as_user(&bob).send().await.error(400, "BAD_REQUEST");
         assert_eq!(missing["msg"], hidden["msg"]);
+        let by_ids = app.get("/messages").as_user(&bob).json_param("message_ids", &json!([public, private]))
+            .send().await.success();
+        assert_eq!(ids(&by_ids), vec![public], "message_ids never reveals what one may not see");
         assert_eq!(ids(&fetch(&app, &bob, json!([["search", "words"]])).await), Vec::<i64>::new());
         assert_eq!(ids(&fetch(&app, &bob, json!([["channels", "public"]])).await), vec![public]);
         app.get(&format!("/messages/{public}")).as_user(&guest).send().await.error(400, "BAD_REQUEST");
@@ -340,11 +343,29 @@ backend_test! {
         assert_eq!(ids(&page), sent[5..7].to_vec());
         app.get("/messages").as_user(&ann).param("anchor", sent[4]).param("num_before", 1)
             .param("num_after", 1).param("include_anchor", "false").send().await.error(400, "BAD_REQUEST");
+        let page = app.get("/messages").as_user(&ann).json_param("message_ids", &json!([sent[3], sent[1], 999999]))
+            .send().await.success();
+        assert_eq!(ids(&page), vec![sent[1], sent[3]]);
+        assert!(page.get("anchor").is_none());
+        let page = app.get("/messages").as_user(&ann).json_param("message_ids", &json!([sent[3], sent[1]]))
+            .json_param("narrow", &json!([["id", sent[3]]])).send().await.success();
+        assert_eq!(ids(&page), vec![sent[3]]);
+        let body = app.get("/messages").as_user(&ann).json_param("message_ids", &json!([sent[1]]))
+            .param("anchor", "newest").send().await.error(400, "BAD_REQUEST");
+        assert!(body["msg"].as_str().unwrap().starts_with("Unsupported parameter combination"));
         let body = get("sideways".into(), 1, 1).await.error(400, "BAD_REQUEST");
         assert_eq!(body["var_name"], "anchor");
         let body = app.get("/messages").as_user(&ann).send().await.error(400, "REQUEST_VARIABLE_MISSING");
         assert_eq!(body["var_name"], "anchor");
         get("newest".into(), 4000, 2000).await.error(400, "BAD_REQUEST");
+        get("newest".into(), i64::MAX, 1).await.error(400, "BAD_REQUEST");
+        let body = app.post("/messages/flags/narrow").as_user(&ann).param("anchor", "newest")
+            .param("num_before", i64::MAX).param("num_after", i64::MAX).json_param("narrow", &json!([]))
+            .param("op", "add").param("flag", "read").send().await.success();
+        assert_eq!(body["processed_count"], 10, "huge ranges are clamped, not overflowed");
+        app.post("/messages/flags/narrow").as_user(&ann).param("anchor", "newest")
+            .param("num_before", i64::MIN).param("num_after", 0).json_param("narrow", &json!([]))
+            .param("op", "add").param("flag", "read").send().await.error(400, "BAD_REQUEST");
         let body = get("newest".into(), -1, 0).await.error(400, "BAD_REQUEST");
         assert_eq!(body["var_name"], "num_before");
     }

@@ -43,10 +43,15 @@ pub struct UpdateFlagsForNarrow {
 impl params::FromParams for UpdateFlagsForNarrow {
     fn from_params(p: &mut ParamMap) -> Result<Self, RequestError> {
         let mut query = message_query(p, true)?;
-        let total = query.num_before + query.num_after;
-        if total > 5000 {
-            query.num_before = query.num_before.min((5000 - query.num_after).max(2500));
-            query.num_after = query.num_after.min(5000 - query.num_before);
+        // The reference clamps rather than refuses here; negative values are refused later.
+        if query.num_before >= 0 && query.num_after >= 0 {
+            let total = query.num_before.saturating_add(query.num_after);
+            if total > 5000 {
+                query.num_before = query
+                    .num_before
+                    .min(5000_i64.saturating_sub(query.num_after).max(2500));
+                query.num_after = query.num_after.min(5000 - query.num_before);
+            }
         }
         Ok(UpdateFlagsForNarrow {
             query,

@@ -144,10 +144,20 @@ pub async fn send(
     Ok(Success::from_fields(sent))
 }
 
-/// `GET /messages`.
+/// `GET /messages`: a range around an anchor, or exactly `message_ids`.
 #[derive(Debug)]
-pub struct GetMessagesParams {
-    query: MessageQuery,
+pub enum GetMessagesParams {
+    /// Anchor, range and narrow.
+    Range(MessageQuery),
+    /// These messages, filtered by the narrow.
+    Ids {
+        /// The messages.
+        ids: Vec<MessageId>,
+        /// The narrow.
+        narrow: Vec<NarrowTerm>,
+        /// Output options.
+        presentation: Presentation,
+    },
 }
 
 fn narrow_param(p: &mut ParamMap, name: &str) -> Result<Vec<NarrowTerm>, RequestError> {
@@ -198,9 +208,26 @@ pub fn message_query(p: &mut ParamMap, range_required: bool) -> Result<MessageQu
 
 impl params::FromParams for GetMessagesParams {
     fn from_params(p: &mut ParamMap) -> Result<Self, RequestError> {
-        Ok(GetMessagesParams {
-            query: message_query(p, false)?,
-        })
+        if let Some(Json(ids)) = p.take::<Option<Json<Vec<MessageId>>>>("message_ids")? {
+            const RANGE: [&str; 5] = [
+                "anchor",
+                "num_before",
+                "num_after",
+                "include_anchor",
+                "use_first_unread_anchor",
+            ];
+            if RANGE.iter().any(|name| p.raw(name).is_some()) {
+                return Err(RequestError::bad_request(
+                    "Unsupported parameter combination: num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor",
+                ));
+            }
+            return Ok(GetMessagesParams::Ids {
+                ids,
+                narrow: narrow_param(p, "narrow")?,
+                presentation: presentation(p)?,
+            });
+        }
+        Ok(GetMessagesParams::Range(message_query(p, false)?))
     }
 }
 
@@ -210,7 +237,14 @@ pub async fn list(
     Auth(me): Auth,
     Params(p): Params<GetMessagesParams>,
 ) -> ApiResult<Success> {
-    let page = messages_read::get_messages(&ctx, me, p.query).await?;
+    let page = match p {
+        GetMessagesParams::Range(query) => messages_read::get_messages(&ctx, me, query).await?,
+        GetMessagesParams::Ids {
+            ids,
+            narrow,
+            presentation,
+        } => messages_read::get_messages_by_ids(&ctx, me, ids, narrow, presentation).await?,
+    };
     Ok(Success::from_fields(page))
 }
 
