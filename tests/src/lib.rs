@@ -177,6 +177,50 @@ impl TestApp {
         }
     }
 
+    /// Creates a channel as `owner` with these subscribers and extra JSON parameters; returns
+    /// its ID.
+    pub async fn create_channel(
+        &self,
+        owner: &Account,
+        name: &str,
+        members: &[&Account],
+        extra: &[(&str, Value)],
+    ) -> i64 {
+        let ids: Vec<i64> = members.iter().map(|a| a.user_id.0).collect();
+        let mut request = self
+            .post("/channels/create")
+            .as_user(owner)
+            .param("name", name)
+            .json_param("subscribers", &Value::from(ids));
+        for (key, value) in extra {
+            request = request.json_param(key, value);
+        }
+        request.send().await.success()["id"]
+            .as_i64()
+            .expect("channel id")
+    }
+
+    /// Sends a channel message as `who`; returns its ID.
+    pub async fn send_to_channel(
+        &self,
+        who: &Account,
+        channel: &str,
+        topic: &str,
+        content: &str,
+    ) -> i64 {
+        self.post("/messages")
+            .as_user(who)
+            .param("type", "stream")
+            .param("to", channel)
+            .param("topic", topic)
+            .param("content", content)
+            .send()
+            .await
+            .success()["id"]
+            .as_i64()
+            .expect("message id")
+    }
+
     /// A request to `/api/v1{path}`.
     pub fn request(&self, method: Method, path: &str) -> RequestBuilder<'_> {
         RequestBuilder {

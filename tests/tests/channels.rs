@@ -3,20 +3,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use parley_domain::Role;
-use parley_tests::{backend_test, Account, TestApp};
+use parley_tests::backend_test;
 use serde_json::{json, Value};
-
-async fn create(app: &TestApp, who: &Account, name: &str, extra: &[(&str, Value)]) -> i64 {
-    let mut request = app
-        .post("/channels/create")
-        .as_user(who)
-        .param("name", name)
-        .json_param("subscribers", &json!([who.user_id.0]));
-    for (key, value) in extra {
-        request = request.json_param(key, value);
-    }
-    request.send().await.success()["id"].as_i64().unwrap()
-}
 
 fn names(list: &Value) -> Vec<String> {
     list.as_array()
@@ -70,7 +58,7 @@ backend_test! {
     async fn create_channel_errors(app) {
         let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
         let guest = app.create_user("guest@parley.test", "Gus", Role::Guest).await;
-        create(&app, &ann, "taken", &[]).await;
+        app.create_channel(&ann, "taken", &[&ann], &[]).await;
         let body = app.post("/channels/create").as_user(&ann).param("name", "TAKEN")
             .json_param("subscribers", &json!([])).send().await.error(409, "CHANNEL_ALREADY_EXISTS");
         assert_eq!(body["channel_name"], "TAKEN");
@@ -123,8 +111,8 @@ backend_test! {
         let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
         let bob = app.create_user("bob@parley.test", "Bob", Role::Member).await;
         let guest = app.create_user("guest@parley.test", "Gus", Role::Guest).await;
-        let secret = create(&app, &ann, "secret", &[("invite_only", json!(true))]).await;
-        let public = create(&app, &ann, "public", &[]).await;
+        let secret = app.create_channel(&ann, "secret", &[&ann], &[("invite_only", json!(true))]).await;
+        let public = app.create_channel(&ann, "public", &[&ann], &[]).await;
 
         let missing = app.get("/streams/99999").as_user(&bob).send().await.error(400, "BAD_REQUEST");
         let hidden = app.get(&format!("/streams/{secret}")).as_user(&bob).send().await.error(400, "BAD_REQUEST");
@@ -225,7 +213,7 @@ backend_test! {
 backend_test! {
     async fn subscription_properties(app) {
         let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
-        let id = create(&app, &ann, "props", &[]).await;
+        let id = app.create_channel(&ann, "props", &[&ann], &[]).await;
         app.post("/users/me/subscriptions/properties").as_user(&ann)
             .json_param("subscription_data", &json!([
                 {"stream_id": id, "property": "color", "value": "#AABBCC"},
@@ -272,7 +260,7 @@ backend_test! {
     async fn update_and_archive_channels(app) {
         let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
         let bob = app.create_user("bob@parley.test", "Bob", Role::Member).await;
-        let id = create(&app, &ann, "old name", &[]).await;
+        let id = app.create_channel(&ann, "old name", &[&ann], &[]).await;
         let path = format!("/streams/{id}");
         // The creator administers the channel; others may not.
         let body = app.patch(&path).as_user(&bob).param("new_name", "nope").send().await.error(400, "BAD_REQUEST");

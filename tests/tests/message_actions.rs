@@ -24,20 +24,6 @@ async fn setup(app: &TestApp) -> (Account, Account) {
     (ann, bob)
 }
 
-async fn send(app: &TestApp, who: &Account, topic: &str, content: &str) -> i64 {
-    app.post("/messages")
-        .as_user(who)
-        .param("type", "stream")
-        .param("to", "dev")
-        .param("topic", topic)
-        .param("content", content)
-        .send()
-        .await
-        .success()["id"]
-        .as_i64()
-        .unwrap()
-}
-
 async fn flags_of(app: &TestApp, who: &Account, id: i64) -> Value {
     app.get(&format!("/messages/{id}"))
         .as_user(who)
@@ -68,8 +54,8 @@ async fn unread(app: &TestApp, who: &Account) -> Vec<i64> {
 backend_test! {
     async fn star_and_read_flags(app) {
         let (ann, bob) = setup(&app).await;
-        let a = send(&app, &ann, "t", "one").await;
-        let b = send(&app, &ann, "t", "two").await;
+        let a = app.send_to_channel(&ann, "dev", "t", "one").await;
+        let b = app.send_to_channel(&ann, "dev", "t", "two").await;
         let body = app.post("/messages/flags").as_user(&bob).json_param("messages", &json!([a, b]))
             .param("op", "add").param("flag", "starred").send().await.success();
         assert_eq!(body["messages"], json!([a, b]));
@@ -104,7 +90,7 @@ backend_test! {
     async fn historical_messages_can_be_starred(app) {
         let (ann, _) = setup(&app).await;
         let cat = app.create_user("cat@parley.test", "Cat", Role::Member).await;
-        let a = send(&app, &ann, "t", "before cat").await;
+        let a = app.send_to_channel(&ann, "dev", "t", "before cat").await;
         assert_eq!(flags_of(&app, &cat, a).await, json!(["read", "historical"]));
         app.post("/messages/flags").as_user(&cat).json_param("messages", &json!([a]))
             .param("op", "add").param("flag", "starred").send().await.success();
@@ -115,9 +101,9 @@ backend_test! {
 backend_test! {
     async fn mark_read_in_bulk(app) {
         let (ann, bob) = setup(&app).await;
-        let a = send(&app, &ann, "alpha", "1").await;
-        let b = send(&app, &ann, "beta", "2").await;
-        let c = send(&app, &ann, "beta", "3").await;
+        let a = app.send_to_channel(&ann, "dev", "alpha", "1").await;
+        let b = app.send_to_channel(&ann, "dev", "beta", "2").await;
+        let c = app.send_to_channel(&ann, "dev", "beta", "3").await;
         let d = app.post("/messages").as_user(&ann).param("type", "direct").json_param("to", &json!([bob.user_id.0]))
             .param("content", "dm").send().await.success()["id"].as_i64().unwrap();
         assert_eq!(unread(&app, &bob).await, vec![a, b, c, d]);
@@ -155,7 +141,7 @@ backend_test! {
 backend_test! {
     async fn reactions(app) {
         let (ann, bob) = setup(&app).await;
-        let a = send(&app, &ann, "t", "react to me").await;
+        let a = app.send_to_channel(&ann, "dev", "t", "react to me").await;
         let path = format!("/messages/{a}/reactions");
         app.post(&path).as_user(&bob).param("emoji_name", "smile").send().await.success();
         app.post(&path).as_user(&ann).param("emoji_name", "smile").send().await.success();
@@ -189,10 +175,10 @@ backend_test! {
 backend_test! {
     async fn topics_of_a_channel(app) {
         let (ann, bob) = setup(&app).await;
-        send(&app, &ann, "Alpha", "1").await;
-        let beta = send(&app, &ann, "beta", "2").await;
-        let alpha = send(&app, &bob, "alpha", "3").await;
-        send(&app, &bob, "", "4").await;
+        app.send_to_channel(&ann, "dev", "Alpha", "1").await;
+        let beta = app.send_to_channel(&ann, "dev", "beta", "2").await;
+        let alpha = app.send_to_channel(&bob, "dev", "alpha", "3").await;
+        app.send_to_channel(&bob, "dev", "", "4").await;
         let general = app.get("/messages").as_user(&ann).param("anchor", "newest").send().await.success()["messages"].clone();
         let _ = general;
         let channel = app.get("/get_stream_id").as_user(&bob).param("stream", "dev").send().await.success()["stream_id"].as_i64().unwrap();
@@ -213,21 +199,21 @@ backend_test! {
 backend_test! {
     async fn deleting_messages(app) {
         let (ann, bob) = setup(&app).await;
-        let a = send(&app, &ann, "t", "oops").await;
+        let a = app.send_to_channel(&ann, "dev", "t", "oops").await;
         let body = app.delete(&format!("/messages/{a}")).as_user(&bob).send().await.error(400, "BAD_REQUEST");
         assert_eq!(body["msg"], "You don't have permission to delete this message");
         app.delete(&format!("/messages/{a}")).as_user(&ann).send().await.success();
         app.get(&format!("/messages/{a}")).as_user(&ann).send().await.error(400, "BAD_REQUEST");
         app.delete(&format!("/messages/{a}")).as_user(&ann).send().await.error(400, "BAD_REQUEST");
         // Senders may delete their own messages only for ten minutes by default.
-        let late = send(&app, &ann, "t", "late").await;
+        let late = app.send_to_channel(&ann, "dev", "t", "late").await;
         let day_ago = parley_actions::time::now() - 86_400;
         app.ctx.db.run(move |c| parley_storage::messages::set_date_sent(c, parley_domain::MessageId(late), day_ago)).await.unwrap();
         let body = app.delete(&format!("/messages/{late}")).as_user(&ann).send().await.error(400, "BAD_REQUEST");
         assert_eq!(body["msg"], "The time limit for deleting this message has passed");
         app.delete(&format!("/messages/{late}")).as_user(&app.owner).send().await.success();
         // Administrators may delete anyone's messages.
-        let b = send(&app, &bob, "t", "spam").await;
+        let b = app.send_to_channel(&bob, "dev", "t", "spam").await;
         app.delete(&format!("/messages/{b}")).as_user(&app.owner).send().await.success();
         let page = app.get("/messages").as_user(&ann).param("anchor", "newest").param("num_before", 10).send().await.success();
         assert_eq!(page["messages"], json!([]));
@@ -237,8 +223,8 @@ backend_test! {
 backend_test! {
     async fn matches_narrow_read_receipts_and_topic_deletion(app) {
         let (ann, bob) = setup(&app).await;
-        let a = send(&app, &ann, "t", "apples").await;
-        let b = send(&app, &ann, "u", "pears").await;
+        let a = app.send_to_channel(&ann, "dev", "t", "apples").await;
+        let b = app.send_to_channel(&ann, "dev", "u", "pears").await;
         let body = app.get("/messages/matches_narrow").as_user(&bob).json_param("msg_ids", &json!([a, b, 99999]))
             .json_param("narrow", &json!([["topic", "t"]])).send().await.success();
         let matched = body["messages"].as_object().unwrap();

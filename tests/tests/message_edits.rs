@@ -26,20 +26,6 @@ async fn setup(app: &TestApp) -> (Account, Account, i64) {
     (ann, bob, id)
 }
 
-async fn send(app: &TestApp, who: &Account, channel: &str, topic: &str, content: &str) -> i64 {
-    app.post("/messages")
-        .as_user(who)
-        .param("type", "stream")
-        .param("to", channel)
-        .param("topic", topic)
-        .param("content", content)
-        .send()
-        .await
-        .success()["id"]
-        .as_i64()
-        .unwrap()
-}
-
 async fn topic_of(app: &TestApp, who: &Account, id: i64) -> Value {
     let m = app
         .get(&format!("/messages/{id}"))
@@ -80,7 +66,7 @@ async fn set_policy(app: &TestApp, name: &'static str, value: &'static str) {
 backend_test! {
     async fn content_edits_and_history(app) {
         let (ann, bob, _) = setup(&app).await;
-        let id = send(&app, &ann, "dev", "t", "first draft").await;
+        let id = app.send_to_channel(&ann, "dev", "t", "first draft").await;
         let path = format!("/messages/{id}");
         let body = app.patch(&path).as_user(&bob).param("content", "hijack").send().await.error(400, "BAD_REQUEST");
         assert_eq!(body["msg"], "You don't have permission to edit this message");
@@ -128,7 +114,7 @@ backend_test! {
         let m: Vec<i64> = {
             let mut v = Vec::new();
             for i in 0..4 {
-                v.push(send(&app, &ann, "dev", "old", &format!("m{i}")).await);
+                v.push(app.send_to_channel(&ann, "dev", "old", &format!("m{i}")).await);
             }
             v
         };
@@ -165,8 +151,8 @@ backend_test! {
 backend_test! {
     async fn resolving_and_unresolving_topics(app) {
         let (ann, bob, _) = setup(&app).await;
-        let a = send(&app, &ann, "dev", "bug", "it broke").await;
-        let b = send(&app, &bob, "dev", "bug", "fixed").await;
+        let a = app.send_to_channel(&ann, "dev", "bug", "it broke").await;
+        let b = app.send_to_channel(&bob, "dev", "bug", "fixed").await;
         app.patch(&format!("/messages/{b}")).as_user(&ann).param("topic", "✔ bug").param("propagate_mode", "change_all")
             .send().await.success();
         assert_eq!(topic_of(&app, &bob, a).await, json!(["dev", "✔ bug"]));
@@ -185,7 +171,7 @@ backend_test! {
         let notes = contents(&app, &bob, json!([["topic", "bug"]])).await;
         assert!(notes.last().unwrap().ends_with("has marked this topic as unresolved."), "{notes:?}");
 
-        let empty = send(&app, &ann, "dev", "", "no topic").await;
+        let empty = app.send_to_channel(&ann, "dev", "", "no topic").await;
         let body = app.patch(&format!("/messages/{empty}")).as_user(&ann).param("topic", "✔ general chat")
             .send().await.error(400, "BAD_REQUEST");
         assert_eq!(body["msg"], "General chat cannot be marked as resolved");
@@ -209,7 +195,7 @@ backend_test! {
             .send().await.success()["id"].as_i64().unwrap();
         let other = app.post("/channels/create").as_user(&ann).param("name", "other")
             .json_param("subscribers", &json!([ann.user_id.0, bob.user_id.0, guest.user_id.0])).send().await.success()["id"].as_i64().unwrap();
-        let a = send(&app, &ann, "dev", "t", "move me").await;
+        let a = app.send_to_channel(&ann, "dev", "t", "move me").await;
         let body = app.patch(&format!("/messages/{a}")).as_user(&guest).json_param("stream_id", &json!(other))
             .send().await.error(400, "BAD_REQUEST");
         assert_eq!(body["msg"], "You don't have permission to move this message");
@@ -235,8 +221,8 @@ backend_test! {
         let (ann, bob, _) = setup(&app).await;
         let moderator = app.create_user("mod@parley.test", "Mo", Role::Moderator).await;
         app.post("/users/me/subscriptions").as_user(&moderator).json_param("subscriptions", &json!([{"name": "dev"}])).send().await.success();
-        let a = send(&app, &ann, "dev", "t", "old one").await;
-        let b = send(&app, &ann, "dev", "t", "new one").await;
+        let a = app.send_to_channel(&ann, "dev", "t", "old one").await;
+        let b = app.send_to_channel(&ann, "dev", "t", "new one").await;
         // The first message was sent a day ago; moves are allowed for an hour.
         let day_ago = parley_actions::time::now() - 86_400;
         app.ctx.db.run(move |c| parley_storage::messages::set_date_sent(c, parley_domain::MessageId(a), day_ago)).await.unwrap();

@@ -7,45 +7,6 @@ use parley_domain::Role;
 use parley_tests::{backend_test, Account, TestApp};
 use serde_json::{json, Value};
 
-async fn channel(
-    app: &TestApp,
-    owner: &Account,
-    name: &str,
-    members: &[&Account],
-    extra: &[(&str, Value)],
-) -> i64 {
-    let ids: Vec<i64> = members.iter().map(|a| a.user_id.0).collect();
-    let mut request = app
-        .post("/channels/create")
-        .as_user(owner)
-        .param("name", name)
-        .json_param("subscribers", &json!(ids));
-    for (key, value) in extra {
-        request = request.json_param(key, value);
-    }
-    request.send().await.success()["id"].as_i64().unwrap()
-}
-
-async fn send_to_channel(
-    app: &TestApp,
-    who: &Account,
-    channel: &str,
-    topic: &str,
-    content: &str,
-) -> i64 {
-    app.post("/messages")
-        .as_user(who)
-        .param("type", "stream")
-        .param("to", channel)
-        .param("topic", topic)
-        .param("content", content)
-        .send()
-        .await
-        .success()["id"]
-        .as_i64()
-        .unwrap()
-}
-
 async fn send_dm(app: &TestApp, who: &Account, to: Value, content: &str) -> i64 {
     app.post("/messages")
         .as_user(who)
@@ -83,8 +44,8 @@ backend_test! {
     async fn channel_messages_round_trip_with_every_field(app) {
         let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
         let bob = app.create_user("bob@parley.test", "Bob", Role::Member).await;
-        channel(&app, &ann, "design", &[&ann, &bob], &[]).await;
-        let id = send_to_channel(&app, &ann, "design", "colours", "Hello **world**").await;
+        app.create_channel(&ann, "design", &[&ann, &bob], &[]).await;
+        let id = app.send_to_channel(&ann, "design", "colours", "Hello **world**").await;
         let page = fetch(&app, &bob, json!([["channel", "design"], ["topic", "colours"]])).await;
         assert_eq!(ids(&page), vec![id]);
         let m = &page["messages"][0];
@@ -134,8 +95,8 @@ backend_test! {
         let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
         let bob = app.create_user("bob@parley.test", "Bob", Role::Member).await;
         let guest = app.create_user("guest@parley.test", "Gus", Role::Guest).await;
-        channel(&app, &ann, "secret", &[&ann], &[("invite_only", json!(true))]).await;
-        channel(&app, &ann, "open", &[&ann], &[]).await;
+        app.create_channel(&ann, "secret", &[&ann], &[("invite_only", json!(true))]).await;
+        app.create_channel(&ann, "open", &[&ann], &[]).await;
         let send = |who: &Account, to: &str, topic: Option<&str>, content: &str| {
             let mut r = app.post("/messages").as_user(who).param("type", "stream").param("to", to).param("content", content);
             if let Some(topic) = topic { r = r.param("topic", topic); }
@@ -160,7 +121,7 @@ backend_test! {
         assert_eq!(body["var_name"], "type");
 
         // can_send_message_group.
-        let announce = channel(&app, &ann, "announce", &[&ann, &bob], &[
+        let announce = app.create_channel(&ann, "announce", &[&ann, &bob], &[
             ("can_send_message_group", json!({"direct_members": [ann.user_id.0], "direct_subgroups": []})),
         ]).await;
         let body = send(&bob, "announce", Some("t"), "x").await.error(400, "BAD_REQUEST");
@@ -168,7 +129,7 @@ backend_test! {
         send(&ann, &announce.to_string(), Some("t"), "by id").await.success();
 
         // Archived channels take no messages.
-        let archived = channel(&app, &ann, "old", &[&ann], &[]).await;
+        let archived = app.create_channel(&ann, "old", &[&ann], &[]).await;
         app.delete(&format!("/streams/{archived}")).as_user(&ann).send().await.success();
         let body = send(&ann, "old", Some("t"), "x").await.error(400, "BAD_REQUEST");
         assert_eq!(body["msg"], "Not authorized to send to channel 'old'");
@@ -178,11 +139,11 @@ backend_test! {
 backend_test! {
     async fn topic_rules_and_limits(app) {
         let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
-        channel(&app, &ann, "free", &[&ann], &[]).await;
-        channel(&app, &ann, "strict", &[&ann], &[("topics_policy", json!("disable_empty_topic"))]).await;
-        channel(&app, &ann, "chat", &[&ann], &[("topics_policy", json!("empty_topic_only"))]).await;
-        let empty = send_to_channel(&app, &ann, "free", "(no topic)", "a").await;
-        let general = send_to_channel(&app, &ann, "free", "general chat", "b").await;
+        app.create_channel(&ann, "free", &[&ann], &[]).await;
+        app.create_channel(&ann, "strict", &[&ann], &[("topics_policy", json!("disable_empty_topic"))]).await;
+        app.create_channel(&ann, "chat", &[&ann], &[("topics_policy", json!("empty_topic_only"))]).await;
+        let empty = app.send_to_channel(&ann, "free", "(no topic)", "a").await;
+        let general = app.send_to_channel(&ann, "free", "general chat", "b").await;
         let page = fetch(&app, &ann, json!([["channel", "free"]])).await;
         assert_eq!(ids(&page), vec![empty, general]);
         assert_eq!(page["messages"][0]["subject"], "general chat");
@@ -198,10 +159,10 @@ backend_test! {
         let body = app.post("/messages").as_user(&ann).param("type", "stream").param("to", "chat")
             .param("topic", "named").param("content", "x").send().await.error(400, "BAD_REQUEST");
         assert_eq!(body["msg"], "Only the general chat topic is allowed in this channel.");
-        send_to_channel(&app, &ann, "chat", "", "fine").await;
+        app.send_to_channel(&ann, "chat", "", "fine").await;
 
         let long_topic = "t".repeat(80);
-        let id = send_to_channel(&app, &ann, "free", &long_topic, &"c".repeat(10_500)).await;
+        let id = app.send_to_channel(&ann, "free", &long_topic, &"c".repeat(10_500)).await;
         let m = app.get(&format!("/messages/{id}")).as_user(&ann).send().await.success();
         assert_eq!(m["message"]["subject"].as_str().unwrap().chars().count(), 60);
         assert!(m["raw_content"].as_str().unwrap().ends_with("[message truncated]"));
@@ -273,10 +234,10 @@ backend_test! {
         let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
         let bob = app.create_user("bob@parley.test", "Bob", Role::Member).await;
         let guest = app.create_user("guest@parley.test", "Gus", Role::Guest).await;
-        channel(&app, &ann, "public", &[&ann], &[]).await;
-        channel(&app, &ann, "private", &[&ann], &[("invite_only", json!(true))]).await;
-        let public = send_to_channel(&app, &ann, "public", "t", "public words").await;
-        let private = send_to_channel(&app, &ann, "private", "t", "private words").await;
+        app.create_channel(&ann, "public", &[&ann], &[]).await;
+        app.create_channel(&ann, "private", &[&ann], &[("invite_only", json!(true))]).await;
+        let public = app.send_to_channel(&ann, "public", "t", "public words").await;
+        let private = app.send_to_channel(&ann, "private", "t", "private words").await;
 
         // Bob never received the public message but may read the channel's history.
         assert_eq!(ids(&fetch(&app, &bob, json!([])).await), Vec::<i64>::new());
@@ -306,7 +267,7 @@ backend_test! {
         app.post("/users/me/subscriptions").as_user(&ann).json_param("subscriptions", &json!([{"name": "private"}]))
             .json_param("principals", &json!([bob.user_id.0])).send().await.success();
         assert_eq!(ids(&fetch(&app, &bob, json!([["channel", "private"]])).await), Vec::<i64>::new());
-        let later = send_to_channel(&app, &ann, "private", "t", "later").await;
+        let later = app.send_to_channel(&ann, "private", "t", "later").await;
         assert_eq!(ids(&fetch(&app, &bob, json!([["channel", "private"]])).await), vec![later]);
     }
 }
@@ -314,10 +275,10 @@ backend_test! {
 backend_test! {
     async fn anchors_and_paging(app) {
         let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
-        channel(&app, &ann, "log", &[&ann], &[]).await;
+        app.create_channel(&ann, "log", &[&ann], &[]).await;
         let mut sent = Vec::new();
         for i in 0..10 {
-            sent.push(send_to_channel(&app, &ann, "log", "t", &format!("m{i}")).await);
+            sent.push(app.send_to_channel(&ann, "log", "t", &format!("m{i}")).await);
         }
         let get = |anchor: String, before: i64, after: i64| {
             app.get("/messages").as_user(&ann).param("anchor", anchor).param("num_before", before).param("num_after", after).send()
@@ -375,10 +336,10 @@ backend_test! {
     async fn narrows(app) {
         let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
         let bob = app.create_user("bob@parley.test", "Bob", Role::Member).await;
-        channel(&app, &ann, "dev", &[&ann, &bob], &[]).await;
-        let a = send_to_channel(&app, &ann, "dev", "Build", "the build is green https://ci.example.com").await;
-        let b = send_to_channel(&app, &bob, "dev", "build", "thanks @**Ann**").await;
-        let c = send_to_channel(&app, &bob, "dev", "✔ release", "shipped").await;
+        app.create_channel(&ann, "dev", &[&ann, &bob], &[]).await;
+        let a = app.send_to_channel(&ann, "dev", "Build", "the build is green https://ci.example.com").await;
+        let b = app.send_to_channel(&bob, "dev", "build", "thanks @**Ann**").await;
+        let c = app.send_to_channel(&bob, "dev", "✔ release", "shipped").await;
         let d = send_dm(&app, &bob, json!([ann.user_id.0]), "psst").await;
         let n = |narrow: Value| fetch(&app, &ann, narrow);
         assert_eq!(ids(&n(json!([["topic", "BUILD"]])).await), vec![a, b], "topics are case-insensitive");
@@ -424,9 +385,9 @@ backend_test! {
             crowd.push(app.create_user(&format!("u{i}@parley.test"), &format!("User {i}"), Role::Member).await);
         }
         let members: Vec<&Account> = crowd.iter().collect();
-        channel(&app, &ann, "small", &members[..10], &[]).await;
-        channel(&app, &ann, "big", &members, &[]).await;
-        let id = send_to_channel(&app, &ann, "small", "t", "hey @**all**").await;
+        app.create_channel(&ann, "small", &members[..10], &[]).await;
+        app.create_channel(&ann, "big", &members, &[]).await;
+        let id = app.send_to_channel(&ann, "small", "t", "hey @**all**").await;
         let seen = app.get(&format!("/messages/{id}")).as_user(&crowd[3]).send().await.success();
         assert!(seen["message"]["flags"].as_array().unwrap().contains(&json!("wildcard_mentioned")));
         let body = app.post("/messages").as_user(&ann).param("type", "stream").param("to", "big")
@@ -434,11 +395,11 @@ backend_test! {
         assert_eq!(body["msg"], "You do not have permission to use channel wildcard mentions in this channel.");
         // Administrators are in can_mention_many_users_group by default.
         app.post("/users/me/subscriptions").as_user(&app.owner).json_param("subscriptions", &json!([{"name": "big"}])).send().await.success();
-        send_to_channel(&app, &app.owner, "big", "t", "hey @**channel**").await;
+        app.send_to_channel(&app.owner, "big", "t", "hey @**channel**").await;
         // A topic wildcard in a topic with few participants is fine for anyone.
-        send_to_channel(&app, &ann, "big", "t", "hey @**topic**").await;
+        app.send_to_channel(&ann, "big", "t", "hey @**topic**").await;
         for member in &crowd[1..] {
-            send_to_channel(&app, member, "big", "busy", "me too").await;
+            app.send_to_channel(member, "big", "busy", "me too").await;
         }
         let body = app.post("/messages").as_user(&ann).param("type", "stream").param("to", "big")
             .param("topic", "busy").param("content", "hey @**topic**").send().await.error(400, "TOPIC_WILDCARD_MENTION_NOT_ALLOWED");

@@ -10,34 +10,13 @@ use parley_domain::channel::{
 use parley_domain::groups::GroupSetting;
 use parley_domain::{ChannelId, UserId};
 
+/// A stored channel: its ID and the columns it is written with.
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = channels)]
 struct ChannelRow {
     id: i64,
-    name: String,
-    description: String,
-    rendered_description: String,
-    invite_only: bool,
-    is_web_public: bool,
-    history_public_to_subscribers: bool,
-    message_retention_days: Option<i64>,
-    topics_policy: String,
-    is_archived: bool,
-    date_created: i64,
-    creator_id: Option<i64>,
-    first_message_id: Option<i64>,
-    folder_id: Option<i64>,
-    is_default: bool,
-    can_add_subscribers_group: String,
-    can_administer_channel_group: String,
-    can_delete_any_message_group: String,
-    can_delete_own_message_group: String,
-    can_move_messages_out_of_channel_group: String,
-    can_move_messages_within_channel_group: String,
-    can_remove_subscribers_group: String,
-    can_send_message_group: String,
-    can_subscribe_group: String,
-    can_resolve_topics_group: String,
+    #[diesel(embed)]
+    values: ChannelValues,
 }
 
 /// A stored setting that no longer parses grants nothing, rather than failing every read.
@@ -49,9 +28,9 @@ fn setting(text: &str) -> GroupSetting {
 }
 
 impl From<ChannelRow> for Channel {
-    fn from(row: ChannelRow) -> Channel {
+    fn from(ChannelRow { id, values: row }: ChannelRow) -> Channel {
         Channel {
-            id: ChannelId(row.id),
+            id: ChannelId(id),
             name: row.name,
             description: row.description,
             rendered_description: row.rendered_description,
@@ -87,8 +66,8 @@ impl From<ChannelRow> for Channel {
     }
 }
 
-/// Every column of a channel row but its ID, written the same way on insert and update.
-#[derive(Insertable, AsChangeset)]
+/// Every column of a channel row but its ID: read, inserted and updated the same way.
+#[derive(Queryable, Selectable, Insertable, AsChangeset)]
 #[diesel(table_name = channels, treat_none_as_null = true)]
 struct ChannelValues {
     name: String,
