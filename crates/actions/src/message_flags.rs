@@ -59,10 +59,8 @@ fn apply(
     let policy = policy::load(conn)?;
     let default = flags::READ | flags::HISTORICAL;
     let mut changed = Vec::new();
-    for id in ids {
-        if messages::flags_of(conn, user.id, *id)?.is_some() {
-            continue;
-        }
+    let with_rows = messages::with_rows(conn, user.id, ids)?;
+    for id in ids.iter().filter(|id| !with_rows.contains(id)) {
         let found = accessible_message(conn, &policy, user, *id)?.ok_or_else(invalid_message)?;
         let wanted = match op {
             FlagOp::Add => default | bit,

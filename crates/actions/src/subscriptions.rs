@@ -25,10 +25,7 @@ pub(crate) fn subscribe_in_transaction(
     users: &[User],
 ) -> ActionResult<Vec<UserId>> {
     let ids: Vec<UserId> = users.iter().map(|u| u.id).collect();
-    let mut counts = HashMap::new();
-    for id in &ids {
-        counts.insert(*id, subscriptions::count_of_user(conn, *id)?);
-    }
+    let counts = subscriptions::counts_of_users(conn, &ids)?;
     let color_for = |user: UserId| {
         let n = counts.get(&user).copied().unwrap_or(0) as usize;
         SUBSCRIPTION_COLORS[n % SUBSCRIPTION_COLORS.len()].to_owned()

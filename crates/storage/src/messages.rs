@@ -784,3 +784,20 @@ pub fn readers(conn: &mut DbConn, id: MessageId) -> Result<Vec<UserId>, StorageE
         .map(|(user, _)| UserId(user))
         .collect())
 }
+
+/// Which of these messages the user has a row for.
+pub fn with_rows(
+    conn: &mut DbConn,
+    user: UserId,
+    ids: &[MessageId],
+) -> Result<std::collections::HashSet<MessageId>, StorageError> {
+    let raw: Vec<i64> = ids.iter().map(|m| m.0).collect();
+    Ok(user_messages::table
+        .filter(user_messages::user_id.eq(user.0))
+        .filter(user_messages::message_id.eq_any(raw))
+        .select(user_messages::message_id)
+        .load::<i64>(conn)?
+        .into_iter()
+        .map(MessageId)
+        .collect())
+}

@@ -250,12 +250,21 @@ pub fn set_settings(
     Ok(())
 }
 
-/// How many channels a user has ever been subscribed to (to pick the next color).
-pub fn count_of_user(conn: &mut DbConn, user: UserId) -> Result<i64, StorageError> {
+/// How many channels each of these users has ever been subscribed to (to pick their next
+/// color), in one query.
+pub fn counts_of_users(
+    conn: &mut DbConn,
+    users: &[UserId],
+) -> Result<HashMap<UserId, i64>, StorageError> {
+    let ids: Vec<i64> = users.iter().map(|u| u.0).collect();
     Ok(subs::table
-        .filter(subs::user_id.eq(user.0))
-        .count()
-        .get_result(conn)?)
+        .filter(subs::user_id.eq_any(ids))
+        .group_by(subs::user_id)
+        .select((subs::user_id, diesel::dsl::count_star()))
+        .load::<(i64, i64)>(conn)?
+        .into_iter()
+        .map(|(user, n)| (UserId(user), n))
+        .collect())
 }
 
 /// Active subscribers of a channel whose accounts are active, in ID order: the recipients of a
