@@ -221,26 +221,26 @@ pub async fn create_channel(
     new: NewChannel,
     subscribers: Vec<UserId>,
 ) -> ActionResult<ChannelId> {
-    let realm_url = ctx.realm.url.clone();
-    ctx.db
-        .transaction(move |conn| {
-            let policy = policy::load(conn)?;
-            let channel = build_channel(conn, &policy, Some(&caller), &new)?;
-            let id = insert_channel(conn, &channel)?;
-            let targets = active_users(conn, &subscribers, "subscribers")?;
-            subscribe_in_transaction(conn, id, &targets)?;
-            if new.announce {
-                crate::notices::announce_channel(
-                    conn,
-                    &realm_url,
-                    &caller,
-                    &channel.name,
-                    channel.invite_only,
-                )?;
-            }
-            Ok(id)
-        })
-        .await
+    let ctx2 = ctx.clone();
+    ctx.write(move |conn, events| {
+        let policy = policy::load(conn)?;
+        let channel = build_channel(conn, &policy, Some(&caller), &new)?;
+        let id = insert_channel(conn, &channel)?;
+        let targets = active_users(conn, &subscribers, "subscribers")?;
+        subscribe_in_transaction(conn, id, &targets)?;
+        if new.announce {
+            crate::notices::announce_channel(
+                &ctx2,
+                conn,
+                events,
+                &caller,
+                &channel.name,
+                channel.invite_only,
+            )?;
+        }
+        Ok(id)
+    })
+    .await
 }
 
 /// The active users with these IDs, or `BAD_REQUEST` naming the first that is not one.

@@ -1,5 +1,6 @@
 //! What every action needs: the database and where the organization lives.
 
+use crate::publish::EventHub;
 use crate::rate_limit::RateLimits;
 use parley_storage::Db;
 use std::sync::Arc;
@@ -43,6 +44,8 @@ pub struct Context {
     pub realm: RealmAddress,
     /// Request and login rate limits, shared by every worker.
     pub limits: Arc<RateLimits>,
+    /// Event queues and the bus that fills them.
+    pub events: Arc<EventHub>,
 }
 
 impl Context {
@@ -52,7 +55,14 @@ impl Context {
             db,
             realm,
             limits: Arc::new(RateLimits::default()),
+            events: Arc::new(EventHub::in_process(Default::default())),
         }
+    }
+
+    /// The same context with another event hub.
+    pub fn with_events(mut self, events: EventHub) -> Self {
+        self.events = Arc::new(events);
+        self
     }
 
     /// The same context with other rate limits.

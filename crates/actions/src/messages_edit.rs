@@ -8,6 +8,7 @@ use crate::messages_delete::TIME_LIMIT_GRACE_SECONDS;
 use crate::messages_read::{accessible_message, invalid_message};
 use crate::messages_send::check_topic_policy;
 use crate::policy::{self, Policy};
+use crate::publish::Events;
 use crate::time::now;
 use crate::{notices, rendering};
 use parley_domain::access::can_administer_channel;
@@ -117,164 +118,272 @@ pub async fn update_message(
     edit: MessageEdit,
 ) -> ActionResult<Map<String, Value>> {
     let realm_url = ctx.realm.url.clone();
-    ctx.db
-        .transaction(move |conn| {
-            let policy = policy::load(conn)?;
-            let message = accessible_message(conn, &policy, &user, id)?.ok_or_else(invalid_message)?;
-            let row = message.row.clone();
-            let channel = match row.channel_id {
-                Some(c) => Some(channels::by_id(conn, ChannelId(c))?.ok_or_else(invalid_message)?),
-                None => None,
-            };
-            if channel.as_ref().is_some_and(|c| c.is_archived) {
-                return Err(invalid_message());
+    let ctx2 = ctx.clone();
+    ctx.write(move |conn, events| {
+        let policy = policy::load(conn)?;
+        let message = accessible_message(conn, &policy, &user, id)?.ok_or_else(invalid_message)?;
+        let row = message.row.clone();
+        let channel = match row.channel_id {
+            Some(c) => Some(channels::by_id(conn, ChannelId(c))?.ok_or_else(invalid_message)?),
+            None => None,
+        };
+        if channel.as_ref().is_some_and(|c| c.is_archived) {
+            return Err(invalid_message());
+        }
+        let now = now();
+        if edit.content.is_some() {
+            if !policy.realm.allow_message_editing {
+                return Err(RequestError::bad_request(
+                    "Your organization has turned off message editing",
+                )
+                .into());
             }
-            let now = now();
-            if edit.content.is_some() {
-                if !policy.realm.allow_message_editing {
-                    return Err(RequestError::bad_request("Your organization has turned off message editing").into());
-                }
-                if row.sender_id != user.id.0 {
-                    return Err(RequestError::bad_request("You don't have permission to edit this message").into());
-                }
-                if let Some(limit) = policy.realm.message_content_edit_limit_seconds {
-                    if now - row.date_sent > limit + TIME_LIMIT_GRACE_SECONDS {
-                        return Err(RequestError::bad_request("The time limit for editing this message has passed").into());
-                    }
+            if row.sender_id != user.id.0 {
+                return Err(RequestError::bad_request(
+                    "You don't have permission to edit this message",
+                )
+                .into());
+            }
+            if let Some(limit) = policy.realm.message_content_edit_limit_seconds {
+                if now - row.date_sent > limit + TIME_LIMIT_GRACE_SECONDS {
+                    return Err(RequestError::bad_request(
+                        "The time limit for editing this message has passed",
+                    )
+                    .into());
                 }
             }
-            let new_topic = match &edit.topic {
-                Some(raw) => {
-                    let trimmed = raw.trim();
-                    if trimmed == "✔" || trimmed == "✔ general chat" {
-                        return Err(RequestError::bad_request("General chat cannot be marked as resolved").into());
-                    }
-                    Some(normalize_topic(raw, "topic")?).filter(|t| *t != row.topic)
+        }
+        let new_topic = match &edit.topic {
+            Some(raw) => {
+                let trimmed = raw.trim();
+                if trimmed == "✔" || trimmed == "✔ general chat" {
+                    return Err(RequestError::bad_request(
+                        "General chat cannot be marked as resolved",
+                    )
+                    .into());
                 }
-                None => None,
-            };
-            let new_channel = edit.channel_id.filter(|c| Some(c.0) != row.channel_id);
-            if edit.content.is_none() && new_topic.is_none() && new_channel.is_none() && edit.topic.is_none() && edit.channel_id.is_none() {
-                return Err(RequestError::bad_request("Nothing to change").into());
+                Some(normalize_topic(raw, "topic")?).filter(|t| *t != row.topic)
             }
-            let Some(channel) = channel else {
-                if edit.channel_id.is_some() {
-                    return Err(RequestError::bad_request("Direct messages cannot be moved to channels.").into());
-                }
-                if edit.topic.is_some() {
-                    return Err(RequestError::bad_request("Direct messages cannot have topics.").into());
-                }
-                if edit.propagate_mode != PropagateMode::ChangeOne {
-                    return Err(RequestError::bad_request("Invalid propagate_mode without topic edit").into());
-                }
-                edit_content(conn, &realm_url, &user, &row, &edit, now)?;
-                return Ok(detached());
-            };
-            if edit.propagate_mode != PropagateMode::ChangeOne && edit.topic.is_none() && edit.channel_id.is_none() {
-                return Err(RequestError::bad_request("Invalid propagate_mode without topic edit").into());
+            None => None,
+        };
+        let new_channel = edit.channel_id.filter(|c| Some(c.0) != row.channel_id);
+        if edit.content.is_none()
+            && new_topic.is_none()
+            && new_channel.is_none()
+            && edit.topic.is_none()
+            && edit.channel_id.is_none()
+        {
+            return Err(RequestError::bad_request("Nothing to change").into());
+        }
+        let Some(channel) = channel else {
+            if edit.channel_id.is_some() {
+                return Err(RequestError::bad_request(
+                    "Direct messages cannot be moved to channels.",
+                )
+                .into());
             }
-            if edit.channel_id.is_some() && edit.content.is_some() {
-                return Err(RequestError::bad_request("Cannot change message content while changing channel").into());
+            if edit.topic.is_some() {
+                return Err(
+                    RequestError::bad_request("Direct messages cannot have topics.").into(),
+                );
             }
-            if let Some(expected) = &edit.prev_content_sha256 {
-                if *expected != sha256_hex(&row.content) {
-                    return Err(RequestError::new(ErrorCode::ExpectationMismatch, "'prev_content_sha256' value does not match the expected value.")
-                        .with("field_name", "prev_content_sha256")
+            if edit.propagate_mode != PropagateMode::ChangeOne {
+                return Err(
+                    RequestError::bad_request("Invalid propagate_mode without topic edit").into(),
+                );
+            }
+            edit_content(conn, &realm_url, &user, &row, &edit, now)?;
+            return Ok(detached());
+        };
+        if edit.propagate_mode != PropagateMode::ChangeOne
+            && edit.topic.is_none()
+            && edit.channel_id.is_none()
+        {
+            return Err(
+                RequestError::bad_request("Invalid propagate_mode without topic edit").into(),
+            );
+        }
+        if edit.channel_id.is_some() && edit.content.is_some() {
+            return Err(RequestError::bad_request(
+                "Cannot change message content while changing channel",
+            )
+            .into());
+        }
+        if let Some(expected) = &edit.prev_content_sha256 {
+            if *expected != sha256_hex(&row.content) {
+                return Err(RequestError::new(
+                    ErrorCode::ExpectationMismatch,
+                    "'prev_content_sha256' value does not match the expected value.",
+                )
+                .with("field_name", "prev_content_sha256")
+                .into());
+            }
+        }
+        let target = match new_channel {
+            Some(target) => {
+                let (found, _) = access_channel_by_id(conn, &policy, &user, target)?;
+                Some(found)
+            }
+            None => None,
+        };
+        let destination = target.as_ref().unwrap_or(&channel);
+        let final_topic = new_topic.clone().unwrap_or_else(|| row.topic.clone());
+        if new_topic.is_some() || target.is_some() {
+            check_topic_policy(&policy, destination, &final_topic)?;
+        }
+        let change = new_topic.as_deref().map(|t| classify(&row.topic, t));
+        let groups = &policy.groups;
+        if let Some(change) = change {
+            match change {
+                TopicChange::Resolve | TopicChange::Unresolve => {
+                    let allowed = groups
+                        .setting_contains(&policy.realm.can_resolve_topics_group, &user)
+                        || groups
+                            .setting_contains(&channel.permissions.can_resolve_topics_group, &user)
+                        || target.as_ref().is_some_and(|t| {
+                            groups.setting_contains(&t.permissions.can_resolve_topics_group, &user)
+                        });
+                    if !allowed {
+                        return Err(RequestError::bad_request(
+                            "You don't have permission to resolve topics in this channel.",
+                        )
                         .into());
-                }
-            }
-            let target = match new_channel {
-                Some(target) => {
-                    let (found, _) = access_channel_by_id(conn, &policy, &user, target)?;
-                    Some(found)
-                }
-                None => None,
-            };
-            let destination = target.as_ref().unwrap_or(&channel);
-            let final_topic = new_topic.clone().unwrap_or_else(|| row.topic.clone());
-            if new_topic.is_some() || target.is_some() {
-                check_topic_policy(&policy, destination, &final_topic)?;
-            }
-            let change = new_topic.as_deref().map(|t| classify(&row.topic, t));
-            let groups = &policy.groups;
-            if let Some(change) = change {
-                match change {
-                    TopicChange::Resolve | TopicChange::Unresolve => {
-                        let allowed = groups.setting_contains(&policy.realm.can_resolve_topics_group, &user)
-                            || groups.setting_contains(&channel.permissions.can_resolve_topics_group, &user)
-                            || target.as_ref().is_some_and(|t| groups.setting_contains(&t.permissions.can_resolve_topics_group, &user));
-                        if !allowed {
-                            return Err(RequestError::bad_request("You don't have permission to resolve topics in this channel.").into());
-                        }
                     }
-                    TopicChange::Rename => {
-                        let allowed = user.role.is_admin()
-                            || groups.setting_contains(&policy.realm.can_move_messages_between_topics_group, &user)
-                            || groups.setting_contains(&channel.permissions.can_move_messages_within_channel_group, &user)
-                            || can_administer_channel(&user, &channel, groups);
-                        if !allowed {
-                            return Err(RequestError::bad_request("You don't have permission to edit this message").into());
-                        }
-                        if !exempt_from_move_limits(&user) {
-                            if let Some(limit) = policy.realm.move_messages_within_stream_limit_seconds {
-                                if now - row.date_sent > limit + TIME_LIMIT_GRACE_SECONDS {
-                                    return Err(RequestError::bad_request("The time limit for editing this message's topic has passed.").into());
-                                }
+                }
+                TopicChange::Rename => {
+                    let allowed = user.role.is_admin()
+                        || groups.setting_contains(
+                            &policy.realm.can_move_messages_between_topics_group,
+                            &user,
+                        )
+                        || groups.setting_contains(
+                            &channel.permissions.can_move_messages_within_channel_group,
+                            &user,
+                        )
+                        || can_administer_channel(&user, &channel, groups);
+                    if !allowed {
+                        return Err(RequestError::bad_request(
+                            "You don't have permission to edit this message",
+                        )
+                        .into());
+                    }
+                    if !exempt_from_move_limits(&user) {
+                        if let Some(limit) = policy.realm.move_messages_within_stream_limit_seconds
+                        {
+                            if now - row.date_sent > limit + TIME_LIMIT_GRACE_SECONDS {
+                                return Err(RequestError::bad_request(
+                                    "The time limit for editing this message's topic has passed.",
+                                )
+                                .into());
                             }
                         }
                     }
                 }
             }
-            if let Some(target) = &target {
-                let allowed = user.role.is_admin()
-                    || groups.setting_contains(&policy.realm.can_move_messages_between_channels_group, &user)
-                    || can_administer_channel(&user, &channel, groups)
-                    || groups.setting_contains(&channel.permissions.can_move_messages_out_of_channel_group, &user);
-                if !allowed {
-                    return Err(RequestError::bad_request("You don't have permission to move this message").into());
-                }
-                if !groups.setting_contains(&target.permissions.can_send_message_group, &user) {
-                    return Err(RequestError::bad_request("You do not have permission to post in this channel.").into());
-                }
-                if !exempt_from_move_limits(&user) {
-                    if let Some(limit) = policy.realm.move_messages_between_streams_limit_seconds {
-                        if now - row.date_sent > limit + TIME_LIMIT_GRACE_SECONDS {
-                            return Err(RequestError::bad_request("The time limit for editing this message's channel has passed").into());
-                        }
+        }
+        if let Some(target) = &target {
+            let allowed = user.role.is_admin()
+                || groups.setting_contains(
+                    &policy.realm.can_move_messages_between_channels_group,
+                    &user,
+                )
+                || can_administer_channel(&user, &channel, groups)
+                || groups.setting_contains(
+                    &channel.permissions.can_move_messages_out_of_channel_group,
+                    &user,
+                );
+            if !allowed {
+                return Err(RequestError::bad_request(
+                    "You don't have permission to move this message",
+                )
+                .into());
+            }
+            if !groups.setting_contains(&target.permissions.can_send_message_group, &user) {
+                return Err(RequestError::bad_request(
+                    "You do not have permission to post in this channel.",
+                )
+                .into());
+            }
+            if !exempt_from_move_limits(&user) {
+                if let Some(limit) = policy.realm.move_messages_between_streams_limit_seconds {
+                    if now - row.date_sent > limit + TIME_LIMIT_GRACE_SECONDS {
+                        return Err(RequestError::bad_request(
+                            "The time limit for editing this message's channel has passed",
+                        )
+                        .into());
                     }
                 }
             }
-            if edit.content.is_some() {
-                edit_content(conn, &realm_url, &user, &row, &edit, now)?;
+        }
+        if edit.content.is_some() {
+            edit_content(conn, &realm_url, &user, &row, &edit, now)?;
+        }
+        if new_topic.is_none() && target.is_none() {
+            return Ok(detached());
+        }
+        let is_resolve_toggle =
+            matches!(change, Some(TopicChange::Resolve | TopicChange::Unresolve))
+                && target.is_none();
+        let moved = topic_messages(
+            conn,
+            &policy,
+            &user,
+            &channel,
+            &row.topic,
+            &row,
+            edit.propagate_mode,
+        )?;
+        let moved = limit_by_time(
+            &policy,
+            &user,
+            &moved,
+            target.is_some(),
+            is_resolve_toggle,
+            edit.propagate_mode,
+            now,
+        )?;
+        for message_id in &moved {
+            let current = messages::by_id(conn, *message_id)?.ok_or_else(invalid_message)?;
+            let mut entry = json!({"user_id": user.id, "timestamp": now});
+            if new_topic.is_some() {
+                entry["prev_topic"] = json!(current.topic);
+                entry["topic"] = json!(final_topic);
             }
-            if new_topic.is_none() && target.is_none() {
-                return Ok(detached());
+            if let Some(t) = &target {
+                entry["prev_stream"] = json!(channel.id);
+                entry["stream"] = json!(t.id);
             }
-            let is_resolve_toggle = matches!(change, Some(TopicChange::Resolve | TopicChange::Unresolve)) && target.is_none();
-            let moved = topic_messages(conn, &policy, &user, &channel, &row.topic, &row, edit.propagate_mode)?;
-            let moved = limit_by_time(&policy, &user, &moved, target.is_some(), is_resolve_toggle, edit.propagate_mode, now)?;
-            for message_id in &moved {
-                let current = messages::by_id(conn, *message_id)?.ok_or_else(invalid_message)?;
-                let mut entry = json!({"user_id": user.id, "timestamp": now});
-                if new_topic.is_some() {
-                    entry["prev_topic"] = json!(current.topic);
-                    entry["topic"] = json!(final_topic);
-                }
-                if let Some(t) = &target {
-                    entry["prev_stream"] = json!(channel.id);
-                    entry["stream"] = json!(t.id);
-                }
-                let history = history_with(current.edit_history.as_deref(), entry);
-                let moved_time = (!is_resolve_toggle).then_some(now);
-                messages::set_location(conn, *message_id, destination.id, &final_topic, now, moved_time, &history)?;
-            }
-            if let Some(target) = &target {
-                adjust_recipients(conn, target, &moved)?;
-            }
-            post_move_notices(conn, &realm_url, &user, &channel, destination, &row.topic, &final_topic, change, &moved, &edit)?;
-            Ok(detached())
-        })
-        .await
+            let history = history_with(current.edit_history.as_deref(), entry);
+            let moved_time = (!is_resolve_toggle).then_some(now);
+            messages::set_location(
+                conn,
+                *message_id,
+                destination.id,
+                &final_topic,
+                now,
+                moved_time,
+                &history,
+            )?;
+        }
+        if let Some(target) = &target {
+            adjust_recipients(conn, target, &moved)?;
+        }
+        post_move_notices(
+            &ctx2,
+            conn,
+            events,
+            &user,
+            &channel,
+            destination,
+            &row.topic,
+            &final_topic,
+            change,
+            &moved,
+            &edit,
+        )?;
+        Ok(detached())
+    })
+    .await
 }
 
 fn detached() -> Map<String, Value> {
@@ -445,8 +554,9 @@ fn adjust_recipients(conn: &mut DbConn, target: &Channel, moved: &[MessageId]) -
 
 #[allow(clippy::too_many_arguments)]
 fn post_move_notices(
+    ctx: &Context,
     conn: &mut DbConn,
-    realm_url: &str,
+    events: &mut Events,
     user: &User,
     old_channel: &Channel,
     new_channel: &Channel,
@@ -461,8 +571,9 @@ fn post_move_notices(
     match change {
         Some(TopicChange::Resolve) if !channel_changed && edit.content.is_none() => {
             notices::post(
+                ctx,
                 conn,
-                realm_url,
+                events,
                 new_channel,
                 new_topic,
                 &format!("{actor} has marked this topic as resolved."),
@@ -472,8 +583,9 @@ fn post_move_notices(
         }
         Some(TopicChange::Unresolve) if !channel_changed && edit.content.is_none() => {
             notices::post(
+                ctx,
                 conn,
-                realm_url,
+                events,
                 new_channel,
                 new_topic,
                 &format!("{actor} has marked this topic as unresolved."),
@@ -494,7 +606,7 @@ fn post_move_notices(
         } else {
             format!("{count} messages were moved here from {old_location} by {actor}.")
         };
-        notices::post(conn, realm_url, new_channel, new_topic, &text, user.id)?;
+        notices::post(ctx, conn, events, new_channel, new_topic, &text, user.id)?;
     }
     if edit.send_notification_to_old_thread {
         let text = if edit.propagate_mode == PropagateMode::ChangeAll {
@@ -504,7 +616,7 @@ fn post_move_notices(
         } else {
             format!("{count} messages were moved from this topic to {new_location} by {actor}.")
         };
-        notices::post(conn, realm_url, old_channel, old_topic, &text, user.id)?;
+        notices::post(ctx, conn, events, old_channel, old_topic, &text, user.id)?;
     }
     Ok(())
 }

@@ -3,6 +3,7 @@
 use crate::channels::access_channel_by_name;
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
+use crate::notify::{self, messages::MessageAudience};
 use crate::policy::{self, Policy};
 use crate::rendering;
 use crate::time::now;
@@ -45,6 +46,8 @@ pub struct SendMessage {
     pub read_by_sender: Option<bool>,
     /// The sending client's name.
     pub client: String,
+    /// `(queue_id, local_id)`: the message event to that queue carries `local_id`.
+    pub local_echo: Option<(String, String)>,
 }
 
 /// What sending produced.
@@ -183,8 +186,7 @@ pub async fn do_send_message(
 ) -> ActionResult<Sent> {
     let content = normalize_content(&request.content)?;
     let ctx2 = ctx.clone();
-    ctx.db
-        .transaction(move |conn| {
+    ctx.write(move |conn, events| {
             let policy = policy::load(conn)?;
             let read_by_sender = request
                 .read_by_sender
@@ -253,6 +255,12 @@ pub async fn do_send_message(
                     };
                     let id = messages::insert(conn, &new, &rows)?;
                     channels::set_first_message(conn, channel.id, id.0)?;
+                    events.push(notify::messages::message_sent(&ctx2, conn, &sender, id, MessageAudience {
+                        rows: &rows,
+                        channel_name: Some(channel.name.clone()),
+                        public_channel: channel.is_public(),
+                        local_echo: request.local_echo.clone(),
+                    })?);
                     id
                 }
                 message::MessageKind::Direct => {
@@ -301,7 +309,14 @@ pub async fn do_send_message(
                         has_attachment: rendered.has_attachment,
                         client: request.client.clone(),
                     };
-                    messages::insert(conn, &new, &rows)?
+                    let id = messages::insert(conn, &new, &rows)?;
+                    events.push(notify::messages::message_sent(&ctx2, conn, &sender, id, MessageAudience {
+                        rows: &rows,
+                        channel_name: None,
+                        public_channel: false,
+                        local_echo: request.local_echo.clone(),
+                    })?);
+                    id
                 }
             };
             Ok(Sent { id })

@@ -1,7 +1,10 @@
 //! Automated notices: messages the Notification Bot posts about what people did (moves,
 //! resolving topics).
 
+use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
+use crate::notify::messages::{message_sent, MessageAudience};
+use crate::publish::Events;
 use crate::rendering;
 use crate::secrets;
 use crate::time::now;
@@ -39,15 +42,16 @@ pub(crate) fn topic_link(channel: &str, topic: &str) -> String {
 
 /// Posts a notice in a channel topic, read for `read_for` (whoever caused it).
 pub(crate) fn post(
+    ctx: &Context,
     conn: &mut DbConn,
-    realm_url: &str,
+    events: &mut Events,
     channel: &Channel,
     topic: &str,
     content: &str,
     read_for: UserId,
 ) -> ActionResult<MessageId> {
     let bot = notification_bot(conn)?;
-    let rendered = rendering::render(conn, realm_url, content);
+    let rendered = rendering::render(conn, &ctx.realm.url, content);
     let rows: Vec<(UserId, i64)> = subscriptions::active_recipients(conn, channel.id)?
         .into_iter()
         .map(|user| {
@@ -75,6 +79,18 @@ pub(crate) fn post(
     };
     let id = messages::insert(conn, &new, &rows)?;
     channels::set_first_message(conn, channel.id, id.0)?;
+    events.push(message_sent(
+        ctx,
+        conn,
+        &bot,
+        id,
+        MessageAudience {
+            rows: &rows,
+            channel_name: Some(channel.name.clone()),
+            public_channel: channel.is_public(),
+            local_echo: None,
+        },
+    )?);
     Ok(id)
 }
 
@@ -84,8 +100,9 @@ pub const ANNOUNCEMENTS_CHANNEL: &str = "new_stream_announcements_stream_id";
 /// Announces a new public channel in the announcements channel, topic `new channels`. Private
 /// channels are not announced: that would reveal them.
 pub(crate) fn announce_channel(
+    ctx: &Context,
     conn: &mut DbConn,
-    realm_url: &str,
+    events: &mut Events,
     creator: &User,
     name: &str,
     private: bool,
@@ -109,6 +126,14 @@ pub(crate) fn announce_channel(
         "{} created a new channel #**{name}**.",
         silent_mention(creator)
     );
-    post(conn, realm_url, &channel, "new channels", &text, creator.id)?;
+    post(
+        ctx,
+        conn,
+        events,
+        &channel,
+        "new channels",
+        &text,
+        creator.id,
+    )?;
     Ok(())
 }

@@ -133,96 +133,96 @@ pub async fn subscribe(
     request: SubscribeRequest,
 ) -> ActionResult<SubscribeResult> {
     let ctx2 = ctx.clone();
-    ctx.db
-        .transaction(move |conn| {
-            if caller.role.is_guest() {
-                return Err(RequestError::guests_not_allowed().into());
-            }
-            let policy = policy::load(conn)?;
-            let targets = match &request.principals {
-                Some(principals) => resolve_principals(&ctx2, conn, principals)?,
-                None => vec![caller.clone()],
-            };
-            let others = targets.iter().any(|u| u.id != caller.id);
-            let mut result = SubscribeResult::default();
-            let mut unauthorized = Vec::new();
-            for wanted in &request.channels {
-                let channel = match access_channel_by_name(conn, &policy, &caller, &wanted.name)? {
-                    Some((channel, subscribed)) => {
-                        let allowed = if others {
-                            may_add_others(&policy, &caller, &channel)
-                                && (subscribed
-                                    || can_access_channel_content(
-                                        &caller,
-                                        &channel,
-                                        subscribed,
-                                        &policy.groups,
-                                    ))
-                        } else {
-                            subscribed || can_subscribe_self(&caller, &channel, &policy.groups)
-                        };
-                        if !allowed || channel.is_archived {
-                            if request.authorization_errors_fatal {
-                                return Err(RequestError::bad_request(format!(
-                                    "Unable to access channel ({}).",
-                                    channel.name
+    ctx.write(move |conn, events| {
+        if caller.role.is_guest() {
+            return Err(RequestError::guests_not_allowed().into());
+        }
+        let policy = policy::load(conn)?;
+        let targets = match &request.principals {
+            Some(principals) => resolve_principals(&ctx2, conn, principals)?,
+            None => vec![caller.clone()],
+        };
+        let others = targets.iter().any(|u| u.id != caller.id);
+        let mut result = SubscribeResult::default();
+        let mut unauthorized = Vec::new();
+        for wanted in &request.channels {
+            let channel = match access_channel_by_name(conn, &policy, &caller, &wanted.name)? {
+                Some((channel, subscribed)) => {
+                    let allowed = if others {
+                        may_add_others(&policy, &caller, &channel)
+                            && (subscribed
+                                || can_access_channel_content(
+                                    &caller,
+                                    &channel,
+                                    subscribed,
+                                    &policy.groups,
                                 ))
-                                .into());
-                            }
-                            unauthorized.push(channel.name.clone());
-                            continue;
-                        }
-                        channel
-                    }
-                    None if channels::by_name(conn, &wanted.name)?.is_some() => {
-                        // A private channel the caller may not see: refuse without revealing it.
+                    } else {
+                        subscribed || can_subscribe_self(&caller, &channel, &policy.groups)
+                    };
+                    if !allowed || channel.is_archived {
                         if request.authorization_errors_fatal {
                             return Err(RequestError::bad_request(format!(
                                 "Unable to access channel ({}).",
-                                wanted.name.trim()
+                                channel.name
                             ))
                             .into());
                         }
-                        unauthorized.push(wanted.name.trim().to_owned());
+                        unauthorized.push(channel.name.clone());
                         continue;
                     }
-                    None => {
-                        let mut new = request.template.clone();
-                        new.name = wanted.name.clone();
-                        new.description = wanted.description.clone().unwrap_or_default();
-                        let mut channel = build_channel(conn, &policy, Some(&caller), &new)?;
-                        channel.id = insert_channel(conn, &channel)?;
-                        if new.announce {
-                            crate::notices::announce_channel(
-                                conn,
-                                &ctx2.realm.url,
-                                &caller,
-                                &channel.name,
-                                channel.invite_only,
-                            )?;
-                        }
-                        channel
-                    }
-                };
-                let added = subscribe_in_transaction(conn, channel.id, &targets)?;
-                for user in &targets {
-                    let bucket = if added.contains(&user.id) {
-                        &mut result.subscribed
-                    } else {
-                        &mut result.already_subscribed
-                    };
-                    bucket
-                        .entry(user.id.to_string())
-                        .or_default()
-                        .push(channel.name.clone());
+                    channel
                 }
+                None if channels::by_name(conn, &wanted.name)?.is_some() => {
+                    // A private channel the caller may not see: refuse without revealing it.
+                    if request.authorization_errors_fatal {
+                        return Err(RequestError::bad_request(format!(
+                            "Unable to access channel ({}).",
+                            wanted.name.trim()
+                        ))
+                        .into());
+                    }
+                    unauthorized.push(wanted.name.trim().to_owned());
+                    continue;
+                }
+                None => {
+                    let mut new = request.template.clone();
+                    new.name = wanted.name.clone();
+                    new.description = wanted.description.clone().unwrap_or_default();
+                    let mut channel = build_channel(conn, &policy, Some(&caller), &new)?;
+                    channel.id = insert_channel(conn, &channel)?;
+                    if new.announce {
+                        crate::notices::announce_channel(
+                            &ctx2,
+                            conn,
+                            events,
+                            &caller,
+                            &channel.name,
+                            channel.invite_only,
+                        )?;
+                    }
+                    channel
+                }
+            };
+            let added = subscribe_in_transaction(conn, channel.id, &targets)?;
+            for user in &targets {
+                let bucket = if added.contains(&user.id) {
+                    &mut result.subscribed
+                } else {
+                    &mut result.already_subscribed
+                };
+                bucket
+                    .entry(user.id.to_string())
+                    .or_default()
+                    .push(channel.name.clone());
             }
-            if !request.authorization_errors_fatal {
-                result.unauthorized = Some(unauthorized);
-            }
-            Ok(result)
-        })
-        .await
+        }
+        if !request.authorization_errors_fatal {
+            result.unauthorized = Some(unauthorized);
+        }
+        Ok(result)
+    })
+    .await
 }
 
 /// The answer of `DELETE /users/me/subscriptions`.

@@ -128,7 +128,7 @@ fn profile_data_of(
     Ok(data)
 }
 
-fn records(
+pub(crate) fn records(
     ctx: &Context,
     conn: &mut DbConn,
     viewer: &User,

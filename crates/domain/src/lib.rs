@@ -14,6 +14,7 @@ pub mod permissions;
 pub mod profile_field;
 pub mod realm;
 pub mod role;
+pub mod settings;
 pub mod user;
 pub mod version;
 

@@ -51,6 +51,25 @@ impl ProfileFieldType {
     }
 }
 
+/// `custom_profile_field_types` of the register snapshot: every type with its ID and name.
+pub fn field_types_json() -> serde_json::Value {
+    let names = [
+        ("SHORT_TEXT", 1, "Text (short)"),
+        ("LONG_TEXT", 2, "Text (long)"),
+        ("SELECT", 3, "List of options"),
+        ("DATE", 4, "Date picker"),
+        ("URL", 5, "Link"),
+        ("USER", 6, "Person picker"),
+        ("EXTERNAL_ACCOUNT", 7, "External account"),
+        ("PRONOUNS", 8, "Pronouns"),
+    ];
+    let mut map = serde_json::Map::new();
+    for (key, id, name) in names {
+        map.insert(key.into(), serde_json::json!({"id": id, "name": name}));
+    }
+    serde_json::Value::Object(map)
+}
+
 /// A field definition as `GET /realm/profile_fields` returns it.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ProfileField {

@@ -81,6 +81,22 @@ impl RealmPolicy {
         "can_delete_own_message_group",
     ];
 
+    /// The group-setting values, in the order of [`RealmPolicy::GROUP_SETTINGS`].
+    pub fn group_settings(&self) -> [&GroupSetting; 10] {
+        [
+            &self.can_create_public_channel_group,
+            &self.can_create_private_channel_group,
+            &self.can_create_web_public_channel_group,
+            &self.can_add_subscribers_group,
+            &self.can_mention_many_users_group,
+            &self.can_move_messages_between_channels_group,
+            &self.can_move_messages_between_topics_group,
+            &self.can_resolve_topics_group,
+            &self.can_delete_any_message_group,
+            &self.can_delete_own_message_group,
+        ]
+    }
+
     /// The policy from stored values (`name -> JSON text`), defaults for the rest. System group
     /// IDs come from `groups`.
     pub fn from_stored(stored: &HashMap<String, String>, groups: &GroupGraph) -> RealmPolicy {

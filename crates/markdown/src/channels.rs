@@ -1,7 +1,7 @@
 //! Channel and topic links: `#**channel**`, `#**channel>topic**` and
 //! `#**channel>topic@message_id**`, with Zulip's `/#narrow/…` URL encoding.
 
-use crate::{escape, stash::Stash, Lookup};
+use crate::{escape, sanitize, stash::Stash, Lookup};
 
 /// Zulip's `encode_hash_component`: percent-encoding with `.` in place of `%`.
 pub(crate) fn encode_hash_component(s: &str) -> String {
@@ -46,10 +46,15 @@ pub(crate) fn try_channel_link(
     let html = match body.split_once('>') {
         None => {
             let channel = lookup.channel_by_name(body)?;
+            let href = format!(
+                "/#narrow/channel/{}",
+                channel_operand(channel.id, &channel.name)
+            );
             format!(
-                "<a class=\"stream\" data-stream-id=\"{}\" href=\"/#narrow/channel/{}\">#{}</a>",
+                "<a class=\"stream\" data-stream-id=\"{}\" href=\"{}\"{}>#{}</a>",
                 channel.id,
-                escape::attr(&channel_operand(channel.id, &channel.name)),
+                escape::attr(&href),
+                sanitize::link_attributes(&href),
                 escape::text(body)
             )
         }
@@ -61,17 +66,19 @@ pub(crate) fn try_channel_link(
             });
             match message {
                 Some((topic, id)) => format!(
-                    "<a class=\"message-link\" href=\"/#narrow/channel/{}/topic/{}/near/{id}\">#{} &gt; {} @ 💬</a>",
+                    "<a class=\"message-link\" href=\"/#narrow/channel/{}/topic/{}/near/{id}\"{}>#{} &gt; {} @ 💬</a>",
                     escape::attr(&operand),
                     escape::attr(&encode_hash_component(topic)),
+                    sanitize::link_attributes("/#narrow"),
                     escape::text(name),
                     escape::text(topic)
                 ),
                 None => format!(
-                    "<a class=\"stream-topic\" data-stream-id=\"{}\" href=\"/#narrow/channel/{}/topic/{}\">#{} &gt; {}</a>",
+                    "<a class=\"stream-topic\" data-stream-id=\"{}\" href=\"/#narrow/channel/{}/topic/{}\"{}>#{} &gt; {}</a>",
                     channel.id,
                     escape::attr(&operand),
                     escape::attr(&encode_hash_component(topic_part)),
+                    sanitize::link_attributes("/#narrow"),
                     escape::text(name),
                     escape::text(topic_part)
                 ),
@@ -128,11 +135,11 @@ mod tests {
     fn links() {
         assert_eq!(
             html("#**Verona lab**").unwrap(),
-            "<a class=\"stream\" data-stream-id=\"3\" href=\"/#narrow/channel/3-Verona-lab\">#Verona lab</a>"
+            "<a class=\"stream\" data-stream-id=\"3\" href=\"/#narrow/channel/3-Verona-lab\" rel=\"noopener noreferrer\">#Verona lab</a>"
         );
         assert_eq!(
             html("#**Verona lab>my topic**").unwrap(),
-            "<a class=\"stream-topic\" data-stream-id=\"3\" href=\"/#narrow/channel/3-Verona-lab/topic/my.20topic\">#Verona lab &gt; my topic</a>"
+            "<a class=\"stream-topic\" data-stream-id=\"3\" href=\"/#narrow/channel/3-Verona-lab/topic/my.20topic\" rel=\"noopener noreferrer\">#Verona lab &gt; my topic</a>"
         );
         assert!(html("#**Verona lab>t@12**").unwrap().contains("/near/12"));
         assert!(html("#**Nowhere**").is_none());

@@ -187,7 +187,9 @@ pub fn render(source: &str) -> String {
     render_message(source, &NoLookup).html
 }
 
-/// Removes everything but the tags, attributes and classes chat HTML may carry.
+/// Removes everything but the tags, attributes and classes chat HTML may carry. Every link
+/// gets `rel="noopener noreferrer"`; a `target` is kept only if it is `_blank` (none is added:
+/// [`render_message`] adds it to links that leave the app).
 pub fn sanitize(html: &str) -> String {
     sanitize::clean(html)
 }
@@ -229,7 +231,144 @@ mod tests {
     #[test]
     fn sanitize_strips_event_handlers() {
         let html = sanitize("<a href=\"https://x.org\" onclick=\"evil()\">x</a><script>1</script>");
-        assert_eq!(html, "<a href=\"https://x.org\">x</a>");
+        assert_eq!(
+            html,
+            "<a href=\"https://x.org\" rel=\"noopener noreferrer\">x</a>"
+        );
+    }
+
+    /// A lookup that knows one channel, `Denmark` (id 1).
+    struct OneChannel;
+
+    impl Lookup for OneChannel {
+        fn users_by_name(&self, _: &str) -> Vec<MentionUser> {
+            Vec::new()
+        }
+        fn user_by_id(&self, _: i64) -> Option<MentionUser> {
+            None
+        }
+        fn group_by_name(&self, _: &str) -> Option<MentionGroup> {
+            None
+        }
+        fn channel_by_name(&self, name: &str) -> Option<MentionChannel> {
+            (name == "Denmark").then(|| MentionChannel {
+                id: 1,
+                name: name.to_owned(),
+            })
+        }
+        fn realm_emoji(&self, _: &str) -> Option<RealmEmoji> {
+            None
+        }
+        fn linkifiers(&self) -> &[Linkifier] {
+            &[]
+        }
+    }
+
+    const EXTERNAL: &str = "target=\"_blank\" rel=\"noopener noreferrer\"";
+
+    #[test]
+    fn markdown_links_open_in_a_new_tab() {
+        assert_eq!(
+            render("[x](https://example.com)"),
+            format!("<p><a href=\"https://example.com\" {EXTERNAL}>x</a></p>")
+        );
+    }
+
+    #[test]
+    fn autolinks_open_in_a_new_tab() {
+        assert_eq!(
+            render("see https://example.com/a?b=1&c=2 now"),
+            format!(
+                "<p>see <a href=\"https://example.com/a?b=1&amp;c=2\" {EXTERNAL}>https://example.com/a?b=1&amp;c=2</a> now</p>"
+            )
+        );
+        assert!(render("<https://example.com>").contains(EXTERNAL));
+        assert!(render("[f](/user_uploads/1/ab/f.pdf)").contains(EXTERNAL));
+    }
+
+    #[test]
+    fn image_previews_and_linkifiers_open_in_a_new_tab() {
+        let html = render("see https://x.org/a.png");
+        assert_eq!(html.matches(EXTERNAL).count(), 2, "{html}");
+        let linkifiers = [Linkifier {
+            id: 1,
+            pattern: "#(?P<id>[0-9]+)".to_owned(),
+            url_template: "https://trac.example.com/ticket/{id}".to_owned(),
+        }];
+        struct Linkifiers<'a>(&'a [Linkifier]);
+        impl Lookup for Linkifiers<'_> {
+            fn users_by_name(&self, _: &str) -> Vec<MentionUser> {
+                Vec::new()
+            }
+            fn user_by_id(&self, _: i64) -> Option<MentionUser> {
+                None
+            }
+            fn group_by_name(&self, _: &str) -> Option<MentionGroup> {
+                None
+            }
+            fn channel_by_name(&self, _: &str) -> Option<MentionChannel> {
+                None
+            }
+            fn realm_emoji(&self, _: &str) -> Option<RealmEmoji> {
+                None
+            }
+            fn linkifiers(&self) -> &[Linkifier] {
+                self.0
+            }
+        }
+        assert_eq!(
+            render_message("fixes #123", &Linkifiers(&linkifiers)).html,
+            format!(
+                "<p>fixes <a href=\"https://trac.example.com/ticket/123\" {EXTERNAL}>#123</a></p>"
+            )
+        );
+    }
+
+    #[test]
+    fn narrow_links_stay_in_the_app() {
+        for source in [
+            "#**Denmark**",
+            "#**Denmark>some topic**",
+            "#**Denmark>some topic@42**",
+            "[here](#narrow/stream/1-Denmark)",
+        ] {
+            let html = render_message(source, &OneChannel).html;
+            assert!(html.contains("<a "), "{source} -> {html}");
+            assert!(!html.contains("target="), "{source} -> {html}");
+        }
+        assert_eq!(
+            render_message("#**Denmark>t**", &OneChannel).html,
+            "<p><a class=\"stream-topic\" data-stream-id=\"1\" href=\"/#narrow/channel/1-Denmark/topic/t\" rel=\"noopener noreferrer\">#Denmark &gt; t</a></p>"
+        );
+    }
+
+    #[test]
+    fn unsafe_links_and_handlers_are_still_removed() {
+        let html = render(
+            "[x](javascript:alert(1)) <a href=\"javascript:alert(1)\" onclick=\"x()\">y</a>",
+        );
+        assert!(!html.contains("href=\"javascript"), "{html}");
+        assert!(!html.contains("<a"), "{html}");
+        let html =
+            sanitize("<a href=\"javascript:alert(1)\" onclick=\"x()\" target=\"_blank\">y</a>");
+        assert_eq!(
+            html,
+            "<a target=\"_blank\" rel=\"noopener noreferrer\">y</a>"
+        );
+        assert_eq!(sanitize("<p onclick=\"x()\">a</p>"), "<p>a</p>");
+    }
+
+    #[test]
+    fn the_sanitizer_keeps_rendered_links_byte_for_byte() {
+        for source in [
+            "[x](https://example.com/?a=1&b=\"2\")",
+            "<https://example.com>",
+            "https://x.org/a.png",
+            "#**Denmark>it's \"quoted\"**",
+        ] {
+            let raw = render::render_document(source, &OneChannel, RenderOptions::default()).html;
+            assert_eq!(render_message(source, &OneChannel).html, raw, "{source}");
+        }
     }
 
     #[test]

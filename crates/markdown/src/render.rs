@@ -10,7 +10,7 @@ use comrak::{
 };
 
 use crate::{
-    autolink, blocks, emoji, escape, extract, fence, linkifiers,
+    autolink, blocks, emoji, escape, extract, fence, linkifiers, sanitize,
     stash::{self, Effect, Segment, Stash, TOKEN_END, TOKEN_START},
     Lookup, RenderOptions, Rendered,
 };
@@ -443,7 +443,11 @@ impl Renderer<'_> {
         if text.trim().is_empty() {
             inner = escape::text(&url);
         }
-        let anchor = format!("<a href=\"{}\">{inner}</a>", escape::attr(&href));
+        let anchor = format!(
+            "<a href=\"{}\"{}>{inner}</a>",
+            escape::attr(&href),
+            sanitize::link_attributes(&href)
+        );
         self.note_link(&href);
         let title = (!text.trim().is_empty() && text != url).then_some(text);
         self.consider_preview(&href, title, &anchor, st);
@@ -515,7 +519,8 @@ impl Renderer<'_> {
                 format!("<img src=\"{url}\">")
             };
             out.push_str(&format!(
-                "<div class=\"message_inline_image\"><a href=\"{url}\"{title}>{img}</a></div>"
+                "<div class=\"message_inline_image\"><a href=\"{url}\"{title}{}>{img}</a></div>",
+                sanitize::link_attributes(&p.url)
             ));
         }
         out
@@ -591,8 +596,9 @@ impl Renderer<'_> {
             let shown = &text[link.start..link.end];
             let href = self.local(&link.href);
             let anchor = format!(
-                "<a href=\"{}\">{}</a>",
+                "<a href=\"{}\"{}>{}</a>",
                 escape::attr(&href),
+                sanitize::link_attributes(&href),
                 escape::text(shown)
             );
             self.note_link(&href);
@@ -622,8 +628,9 @@ impl Renderer<'_> {
             let href = self.local(&m.url);
             self.note_link(&href);
             out.push(Segment::Html(format!(
-                "<a href=\"{}\">{}</a>",
+                "<a href=\"{}\"{}>{}</a>",
                 escape::attr(&href),
+                sanitize::link_attributes(&href),
                 escape::text(&text[m.start..m.end])
             )));
             last = m.end;

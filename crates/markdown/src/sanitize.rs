@@ -2,12 +2,39 @@
 //! renderer writes. The renderer escapes all user text itself, so ammonia normally changes
 //! nothing; [`checked`] then keeps the renderer's byte-exact output (ammonia's serializer
 //! spells some entities differently) and otherwise returns ammonia's cleaned HTML.
+//!
+//! Links: ammonia's `link_rel` gives every `<a>` `rel="noopener noreferrer"`, and `target`
+//! may only be `_blank`. Whether a link gets `target="_blank"` depends on its `href`, which
+//! ammonia's hooks cannot see together, so the renderer writes both attributes itself through
+//! [`link_attributes`], in the order ammonia serializes them, so that [`checked`] keeps its
+//! output byte for byte.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use ammonia::{Builder, UrlRelative};
+
+/// The `rel` of every link: external pages get no `window.opener` and no `Referer`.
+pub(crate) const LINK_REL: &str = "noopener noreferrer";
+
+/// Whether a link navigates inside the app: a fragment (`#narrow/...`) or the app's root with
+/// a fragment (`/#narrow/...`, as channel and topic links are written). The reference web
+/// client handles these with its hash router, so they must not open a new tab.
+fn opens_in_app(href: &str) -> bool {
+    href.starts_with('#') || href.starts_with("/#")
+}
+
+/// The attributes that end the start tag of a link to `href` (unescaped): ` rel="..."`, preceded
+/// by ` target="_blank"` unless the link [opens in the app](opens_in_app). `rel` comes last
+/// because ammonia's `link_rel` re-adds it after all other attributes.
+pub(crate) fn link_attributes(href: &str) -> &'static str {
+    if opens_in_app(href) {
+        " rel=\"noopener noreferrer\""
+    } else {
+        " target=\"_blank\" rel=\"noopener noreferrer\""
+    }
+}
 
 /// Classes the renderer writes, besides `emoji-…`.
 const CLASSES: &[&str] = &[
@@ -78,7 +105,7 @@ fn builder() -> &'static Builder<'static> {
         let mut allow = |tag: &'static str, attrs: &[&'static str]| {
             attributes.insert(tag, attrs.iter().copied().collect());
         };
-        allow("a", &["href", "title", "class", "data-stream-id"]);
+        allow("a", &["href", "title", "class", "data-stream-id", "target"]);
         allow(
             "span",
             &[
@@ -109,10 +136,11 @@ fn builder() -> &'static Builder<'static> {
                     .collect(),
             )
             .url_relative(UrlRelative::PassThrough)
-            .link_rel(None)
-            .attribute_filter(|_element, attribute, value| match attribute {
-                "class" => allowed_class_list(value).then_some(Cow::Borrowed(value)),
-                "style" => matches!(
+            .link_rel(Some(LINK_REL))
+            .attribute_filter(|element, attribute, value| match (element, attribute) {
+                ("a", "target") => (value == "_blank").then_some(Cow::Borrowed(value)),
+                (_, "class") => allowed_class_list(value).then_some(Cow::Borrowed(value)),
+                (_, "style") => matches!(
                     value,
                     "text-align: left;" | "text-align: center;" | "text-align: right;"
                 )
@@ -201,8 +229,48 @@ mod tests {
     fn removes_what_is_not_allowed() {
         assert_eq!(checked("<p onclick=\"x()\">a</p>"), "<p>a</p>");
         assert_eq!(checked("<span class=\"evil\">a</span>"), "<span>a</span>");
-        assert_eq!(checked("<a href=\"javascript:x()\">a</a>"), "<a>a</a>");
+        assert_eq!(
+            checked("<a href=\"javascript:x()\">a</a>"),
+            "<a rel=\"noopener noreferrer\">a</a>"
+        );
+        assert_eq!(
+            checked(
+                "<a href=\"https://x.org\" onclick=\"x()\" target=\"_top\" rel=\"opener\">a</a>"
+            ),
+            "<a href=\"https://x.org\" rel=\"noopener noreferrer\">a</a>"
+        );
         assert_eq!(checked("<script>x()</script>b"), "b");
         assert_eq!(checked("<td style=\"color: red\">a</td>"), "a");
+    }
+
+    #[test]
+    fn link_attributes_survive_ammonia_unchanged() {
+        assert!(link_attributes("https://x.org").ends_with(&format!(" rel=\"{LINK_REL}\"")));
+        for href in [
+            "https://x.org/a?b=1&c=2",
+            "/user_uploads/1/a.pdf",
+            "#narrow/a",
+            "/#narrow/b",
+        ] {
+            let html = format!(
+                "<p><a href=\"{}\" title=\"t\"{}>x</a></p>",
+                crate::escape::attr(href),
+                link_attributes(href)
+            );
+            assert_eq!(checked(&html), html);
+        }
+        assert_eq!(
+            link_attributes("https://x.org"),
+            " target=\"_blank\" rel=\"noopener noreferrer\""
+        );
+        assert_eq!(
+            link_attributes("/user_uploads/1/a.pdf"),
+            link_attributes("https://x.org")
+        );
+        assert_eq!(link_attributes("#narrow/a"), " rel=\"noopener noreferrer\"");
+        assert_eq!(
+            link_attributes("/#narrow/a"),
+            " rel=\"noopener noreferrer\""
+        );
     }
 }

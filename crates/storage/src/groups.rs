@@ -78,3 +78,38 @@ pub fn graph(conn: &mut DbConn) -> Result<GroupGraph, StorageError> {
     }
     Ok(graph)
 }
+
+/// A group's own fields, for listing groups.
+#[derive(Debug, Clone, PartialEq, Queryable)]
+pub struct GroupRow {
+    /// ID.
+    pub id: i64,
+    /// Name (`role:*` for system groups).
+    pub name: String,
+    /// Description.
+    pub description: String,
+    /// Role-based system group.
+    pub is_system_group: bool,
+    /// Deactivated groups keep their ID but take no new uses.
+    pub deactivated: bool,
+    /// Creation time, Unix seconds.
+    pub date_created: i64,
+    /// Who created it (None for system groups).
+    pub creator_id: Option<i64>,
+}
+
+/// Every group, in ID order.
+pub fn rows(conn: &mut DbConn) -> Result<Vec<GroupRow>, StorageError> {
+    Ok(user_groups::table
+        .order(user_groups::id)
+        .select((
+            user_groups::id,
+            user_groups::name,
+            user_groups::description,
+            user_groups::is_system_group,
+            user_groups::deactivated,
+            user_groups::date_created,
+            user_groups::creator_id,
+        ))
+        .load(conn)?)
+}

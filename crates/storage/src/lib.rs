@@ -15,6 +15,7 @@ pub mod realms;
 pub mod schema;
 pub mod sql;
 pub mod subscriptions;
+pub mod summaries;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod url;

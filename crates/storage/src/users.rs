@@ -246,3 +246,15 @@ pub fn system_bot(
         .get_result::<i64>(conn)?;
     Ok(UserId(id))
 }
+
+/// The system bots (the Notification Bot), which belong to no organization's user list.
+pub fn system_bots(conn: &mut DbConn) -> Result<Vec<User>, StorageError> {
+    Ok(users::table
+        .filter(users::is_system_bot.eq(true))
+        .order(users::id)
+        .select(UserRow::as_select())
+        .load(conn)?
+        .into_iter()
+        .map(User::from)
+        .collect())
+}

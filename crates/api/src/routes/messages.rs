@@ -139,6 +139,7 @@ pub async fn send(
         content: p.content,
         read_by_sender: p.read_by_sender,
         client: client_name(user_agent),
+        local_echo: p.queue_id.zip(p.local_id),
     };
     let sent = messages_send::do_send_message(&ctx, me, message).await?;
     Ok(Success::from_fields(sent))

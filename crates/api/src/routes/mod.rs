@@ -2,6 +2,7 @@
 //! parse their parameters, call one action and wrap the result.
 
 pub mod channels;
+pub mod events;
 pub mod message_flags;
 pub mod messages;
 pub mod profile_fields;
@@ -31,6 +32,8 @@ macro_rules! endpoint {
 pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/server_settings", get => server::server_settings);
     endpoint!(cfg, "/fetch_api_key", post => server::fetch_api_key);
+    endpoint!(cfg, "/register", post => events::register);
+    endpoint!(cfg, "/events", get => events::get, delete => events::delete);
     endpoint!(cfg, "/users", get => users::list, post => users::create);
     endpoint!(cfg, "/users/me", get => users::me);
     endpoint!(cfg, "/users/me/profile_data", patch => profile_fields::update_own);

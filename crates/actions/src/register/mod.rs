@@ -1,0 +1,281 @@
+//! `POST /register`: creates an event queue and returns the snapshot of everything the client
+//! asked for. The queue is created and the snapshot read while no action may publish, so the
+//! snapshot plus the queue's events never miss or double a change.
+
+mod channel_state;
+mod message_state;
+mod people;
+mod realm_state;
+mod settings_state;
+
+use crate::context::Context;
+use crate::error::{ActionError, ActionResult};
+use crate::policy;
+use parley_domain::user::User;
+use parley_domain::RequestError;
+pub use parley_events::ClientCapabilities;
+use parley_events::{NarrowFilter, QueueOptions};
+use parley_storage::realms;
+use serde_json::{Map, Value};
+use std::collections::BTreeSet;
+
+/// How `include_subscribers` was asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IncludeSubscribers {
+    /// No subscriber lists.
+    #[default]
+    No,
+    /// Every channel's subscribers.
+    All,
+    /// Full lists for small channels, recently active users and bots for large ones.
+    Partial,
+}
+
+/// The parameters of `POST /register` (and of `GET /events` without a queue).
+#[derive(Debug, Clone, Default)]
+pub struct RegisterRequest {
+    /// HTML content in message events.
+    pub apply_markdown: bool,
+    /// Leave third-party avatar URLs to the client.
+    pub client_gravatar: bool,
+    /// Subscriber lists in subscription data.
+    pub include_subscribers: IncludeSubscribers,
+    /// Presence keyed by user ID.
+    pub slim_presence: bool,
+    /// Oldest presence data, in days.
+    pub presence_history_limit_days: Option<i64>,
+    /// Event types the queue receives; None = all.
+    pub event_types: Option<Vec<String>>,
+    /// Event types of the snapshot; None = `event_types`.
+    pub fetch_event_types: Option<Vec<String>>,
+    /// Message events from every public channel.
+    pub all_public_streams: bool,
+    /// What the client handles.
+    pub client_capabilities: ClientCapabilities,
+    /// `[operator, operand]` pairs filtering message events.
+    pub narrow: Vec<(String, String)>,
+    /// The client's name, from its User-Agent.
+    pub client_name: String,
+}
+
+/// Which parts of the snapshot were asked for.
+pub(crate) struct Wanted(Option<BTreeSet<String>>);
+
+impl Wanted {
+    pub(crate) fn wants(&self, kind: &str) -> bool {
+        self.0.as_ref().is_none_or(|set| set.contains(kind))
+    }
+}
+
+/// What the snapshot builders share.
+pub(crate) struct SnapshotInput<'a> {
+    pub ctx: &'a Context,
+    pub user: &'a User,
+    pub request: &'a RegisterRequest,
+    pub policy: &'a policy::Policy,
+    pub stored_realm: &'a std::collections::HashMap<String, String>,
+}
+
+impl SnapshotInput<'_> {
+    /// A topic as this client shows it.
+    pub(crate) fn topic(&self, topic: &str) -> String {
+        if topic.is_empty() && !self.request.client_capabilities.empty_topic_name {
+            parley_domain::message::EMPTY_TOPIC_DISPLAY_NAME.to_owned()
+        } else {
+            topic.to_owned()
+        }
+    }
+}
+
+fn narrow_filters(pairs: &[(String, String)]) -> Result<Vec<NarrowFilter>, RequestError> {
+    pairs
+        .iter()
+        .map(|(operator, operand)| {
+            let bad = || {
+                RequestError::invalid_param("narrow", "Invalid narrow operator: unknown operator")
+            };
+            Ok(match (operator.as_str(), operand.as_str()) {
+                ("stream" | "channel", name) => NarrowFilter::Channel(name.to_owned()),
+                ("topic" | "subject", topic) => NarrowFilter::Topic(topic.to_owned()),
+                ("sender", email) => NarrowFilter::Sender(email.to_owned()),
+                ("is", "dm" | "private") => NarrowFilter::IsDm,
+                ("is", "starred") => NarrowFilter::IsStarred,
+                ("is", "mentioned") => NarrowFilter::IsMentioned,
+                ("is", "unread") => NarrowFilter::IsUnread,
+                ("is", "alerted") => NarrowFilter::IsAlerted,
+                _ => return Err(bad()),
+            })
+        })
+        .collect()
+}
+
+fn to_set(list: &Option<Vec<String>>) -> Option<BTreeSet<String>> {
+    list.as_ref().map(|l| l.iter().cloned().collect())
+}
+
+/// The options of a queue registered with these parameters.
+pub(crate) fn queue_options(
+    user: &User,
+    request: &RegisterRequest,
+) -> Result<QueueOptions, RequestError> {
+    if let Some(days) = request.presence_history_limit_days {
+        if days < 0 {
+            return Err(RequestError::invalid_param(
+                "presence_history_limit_days",
+                "Invalid presence_history_limit_days",
+            ));
+        }
+    }
+    Ok(QueueOptions {
+        user_id: user.id,
+        apply_markdown: request.apply_markdown,
+        client_gravatar: request.client_gravatar,
+        all_public_streams: request.all_public_streams,
+        event_types: to_set(&request.event_types),
+        narrow: narrow_filters(&request.narrow)?,
+        capabilities: request.client_capabilities.clone(),
+        client_name: request.client_name.clone(),
+        empty_topic_display_name: parley_domain::message::EMPTY_TOPIC_DISPLAY_NAME.to_owned(),
+    })
+}
+
+/// `POST /register`: a new queue and the snapshot (with `queue_id` and `last_event_id`).
+pub async fn do_register(
+    ctx: &Context,
+    user: User,
+    request: RegisterRequest,
+) -> ActionResult<Map<String, Value>> {
+    let options = queue_options(&user, &request)?;
+    // No action publishes between the queue's creation and the snapshot's read.
+    let _exclusive = ctx.events.exclusive().await;
+    let user_id = user.id;
+    let (queue_id, last_event_id) = ctx.events.engine().register(options);
+    let ctx2 = ctx.clone();
+    let snapshot = ctx
+        .db
+        .run(move |conn| fetch_snapshot(&ctx2, conn, &user, &request))
+        .await;
+    let mut snapshot = match snapshot {
+        Ok(snapshot) => snapshot,
+        Err(err) => {
+            let _ = ctx.events.engine().delete_queue(user_id, &queue_id);
+            return Err(err);
+        }
+    };
+    snapshot.insert("queue_id".into(), queue_id.into());
+    snapshot.insert("last_event_id".into(), last_event_id.into());
+    Ok(snapshot)
+}
+
+/// Reads the snapshot: the parts `fetch_event_types` (else `event_types`) asks for.
+pub(crate) fn fetch_snapshot(
+    ctx: &Context,
+    conn: &mut parley_storage::DbConn,
+    user: &User,
+    request: &RegisterRequest,
+) -> ActionResult<Map<String, Value>> {
+    let kinds = request
+        .fetch_event_types
+        .as_ref()
+        .or(request.event_types.as_ref());
+    let wanted = Wanted(kinds.map(|list| list.iter().cloned().collect()));
+    let policy = policy::load(conn)?;
+    let stored_realm = realms::permissions(conn)?;
+    let input = SnapshotInput {
+        ctx,
+        user,
+        request,
+        policy: &policy,
+        stored_realm: &stored_realm,
+    };
+    let mut out = Map::new();
+    realm_state::versions(&mut out);
+    let realm = realms::get(conn)?.ok_or_else(|| ActionError::Internal("no realm".into()))?;
+    if wanted.wants("realm") {
+        realm_state::realm_fields(&input, conn, &realm, &mut out)?;
+    }
+    people::fill(&input, &wanted, conn, &mut out)?;
+    channel_state::fill(&input, &wanted, conn, &mut out)?;
+    message_state::fill(&input, &wanted, conn, &mut out)?;
+    settings_state::fill(&input, &wanted, conn, &mut out)?;
+    empty_collections(&wanted, &mut out);
+    Ok(out)
+}
+
+/// Parts whose features arrive with later work: present with their empty values so that
+/// clients reading them find the shapes they expect.
+fn empty_collections(wanted: &Wanted, out: &mut Map<String, Value>) {
+    let empty_list = || Value::Array(Vec::new());
+    let empty_map = || Value::Object(Map::new());
+    let parts: [(&str, &str, fn() -> Value); 17] = [
+        ("alert_words", "alert_words", || Value::Array(Vec::new())),
+        ("drafts", "drafts", || Value::Array(Vec::new())),
+        ("saved_snippets", "saved_snippets", || {
+            Value::Array(Vec::new())
+        }),
+        ("navigation_views", "navigation_views", || {
+            Value::Array(Vec::new())
+        }),
+        ("scheduled_messages", "scheduled_messages", || {
+            Value::Array(Vec::new())
+        }),
+        ("muted_users", "muted_users", || Value::Array(Vec::new())),
+        ("realm_emoji", "realm_emoji", || Value::Object(Map::new())),
+        ("realm_linkifiers", "realm_linkifiers", || {
+            Value::Array(Vec::new())
+        }),
+        (
+            "realm_filters",
+            "realm_filters",
+            || Value::Array(Vec::new()),
+        ),
+        ("realm_playgrounds", "realm_playgrounds", || {
+            Value::Array(Vec::new())
+        }),
+        (
+            "realm_domains",
+            "realm_domains",
+            || Value::Array(Vec::new()),
+        ),
+        ("realm_bot", "realm_bots", || Value::Array(Vec::new())),
+        (
+            "default_stream_groups",
+            "realm_default_stream_groups",
+            || Value::Array(Vec::new()),
+        ),
+        ("stop_words", "stop_words", || Value::Array(Vec::new())),
+        ("user_status", "user_status", || Value::Object(Map::new())),
+        ("onboarding_steps", "onboarding_steps", || {
+            Value::Array(Vec::new())
+        }),
+        ("realm_export_consent", "export_consents", || {
+            Value::Array(Vec::new())
+        }),
+    ];
+    for (kind, key, value) in parts {
+        if wanted.wants(kind) && !out.contains_key(key) {
+            out.insert(key.into(), value());
+        }
+    }
+    if wanted.wants("user_topic") && !out.contains_key("user_topics") {
+        out.insert("user_topics".into(), empty_list());
+    }
+    if wanted.wants("muted_topics") && !out.contains_key("muted_topics") {
+        out.insert("muted_topics".into(), empty_list());
+    }
+    if wanted.wants("realm_embedded_bots") {
+        out.insert("realm_embedded_bots".into(), empty_list());
+    }
+    if wanted.wants("realm_incoming_webhook_bots") {
+        out.insert("realm_incoming_webhook_bots".into(), empty_list());
+    }
+    if wanted.wants("video_calls") {
+        out.insert("has_zoom_token".into(), false.into());
+    }
+    if wanted.wants("giphy") {
+        out.insert("giphy_api_key".into(), "".into());
+    }
+    if wanted.wants("presence") && !out.contains_key("presences") {
+        out.insert("presences".into(), empty_map());
+    }
+}

@@ -1,0 +1,245 @@
+//! The organization and server part of a snapshot: versions, limits and `realm_*` settings.
+
+use super::SnapshotInput;
+use crate::error::ActionResult;
+use parley_domain::message::EMPTY_TOPIC_DISPLAY_NAME;
+use parley_domain::realm::{limits, Realm, RealmPolicy};
+use parley_domain::version;
+use parley_storage::DbConn;
+use serde_json::{json, Map, Value};
+
+/// Stream names and descriptions are limited like the reference's.
+const MAX_STREAM_NAME_LENGTH: i64 = 60;
+const MAX_STREAM_DESCRIPTION_LENGTH: i64 = 1024;
+
+/// Always present: which server this is.
+pub(super) fn versions(out: &mut Map<String, Value>) {
+    out.insert("zulip_version".into(), version::service_version().into());
+    out.insert("zulip_feature_level".into(), version::FEATURE_LEVEL.into());
+    out.insert(
+        "zulip_merge_base".into(),
+        version::service_merge_base().into(),
+    );
+    out.insert("service_version".into(), version::service_version().into());
+    out.insert(
+        "service_feature_level".into(),
+        version::FEATURE_LEVEL.into(),
+    );
+    out.insert(
+        "service_merge_base".into(),
+        version::service_merge_base().into(),
+    );
+}
+
+fn limit(value: Option<i64>) -> Value {
+    value.map_or(Value::Null, Value::from)
+}
+
+/// The `realm` part: organization settings, limits and server facts.
+pub(super) fn realm_fields(
+    input: &SnapshotInput<'_>,
+    conn: &mut DbConn,
+    realm: &Realm,
+    out: &mut Map<String, Value>,
+) -> ActionResult<()> {
+    let policy: &RealmPolicy = &input.policy.realm;
+    let url = &input.ctx.realm.url;
+    let description = crate::rendering::render(conn, url, &realm.description).html;
+    let stored = |name: &str| -> Option<Value> {
+        input
+            .stored_realm
+            .get(name)
+            .and_then(|text| serde_json::from_str(text).ok())
+    };
+    let mut put = |key: &str, value: Value| {
+        out.insert(key.to_owned(), value);
+    };
+    put(
+        "max_message_length",
+        (limits::MAX_MESSAGE_LENGTH as i64).into(),
+    );
+    put("max_topic_length", (limits::MAX_TOPIC_LENGTH as i64).into());
+    put("max_stream_name_length", MAX_STREAM_NAME_LENGTH.into());
+    put(
+        "max_stream_description_length",
+        MAX_STREAM_DESCRIPTION_LENGTH.into(),
+    );
+    put(
+        "realm_empty_topic_display_name",
+        EMPTY_TOPIC_DISPLAY_NAME.into(),
+    );
+    put(
+        "event_queue_longpoll_timeout_seconds",
+        version::EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS.into(),
+    );
+    put("server_presence_ping_interval_seconds", 60.into());
+    put("server_presence_offline_threshold_seconds", 140.into());
+    put(
+        "server_typing_started_expiry_period_milliseconds",
+        45000.into(),
+    );
+    put(
+        "server_typing_stopped_wait_period_milliseconds",
+        5000.into(),
+    );
+    put(
+        "server_typing_started_wait_period_milliseconds",
+        10000.into(),
+    );
+    put("max_file_upload_size_mib", 25.into());
+    put("max_avatar_file_size_mib", 5.into());
+    put("max_icon_file_size_mib", 5.into());
+    put("max_logo_file_size_mib", 5.into());
+    put("server_inline_image_preview", true.into());
+    put("server_inline_url_embed_preview", false.into());
+    put("server_avatar_changes_disabled", false.into());
+    put("server_name_changes_disabled", false.into());
+    put("server_needs_upgrade", false.into());
+    put("server_web_public_streams_enabled", true.into());
+    put("server_emoji_data_url", Value::Null);
+    put("server_jitsi_server_url", Value::Null);
+    put("jitsi_server_url", "https://meet.jit.si".into());
+    put("development_environment", false.into());
+    put("server_generation", 0.into());
+    put(
+        "password_min_length",
+        (crate::secrets::MIN_PASSWORD_LENGTH as i64).into(),
+    );
+    put("password_min_guesses", 10000.into());
+    put("giphy_rating_options", json!({}));
+    put("server_supported_permission_settings", json!({}));
+    put("realm_name", realm.name.clone().into());
+    put("realm_description", description.into());
+    put("realm_date_created", realm.date_created.into());
+    put("realm_uri", url.clone().into());
+    put("realm_url", url.clone().into());
+    put(
+        "realm_icon_url",
+        format!("{url}/static/images/logo/zulip-icon-128x128.png").into(),
+    );
+    put("realm_icon_source", "G".into());
+    put("realm_logo_url", "".into());
+    put("realm_logo_source", "D".into());
+    put("realm_night_logo_url", "".into());
+    put("realm_night_logo_source", "D".into());
+    put("realm_bot_domain", input.ctx.realm.host.clone().into());
+    put(
+        "realm_enable_spectator_access",
+        realm.enable_spectator_access.into(),
+    );
+    put("realm_default_language", "en".into());
+    put("realm_org_type", 0.into());
+    put("realm_plan_type", 1.into());
+    put("zulip_plan_is_not_limited", true.into());
+    put("realm_upload_quota_mib", Value::Null);
+    put("realm_is_zephyr_mirror_realm", false.into());
+    put("realm_email_auth_enabled", true.into());
+    put("realm_password_auth_enabled", true.into());
+    put("realm_push_notifications_enabled", false.into());
+    put(
+        "realm_push_notifications_enabled_end_timestamp",
+        Value::Null,
+    );
+    put(
+        "realm_authentication_methods",
+        json!({"Email": {"enabled": true, "available": true}}),
+    );
+    put("realm_available_video_chat_providers", json!({}));
+    put("realm_video_chat_provider", 0.into());
+    put("realm_jitsi_server_url", Value::Null);
+    put("realm_giphy_rating", 2.into());
+    put("realm_default_external_accounts", json!({}));
+    put("demo_organization_scheduled_deletion_date", Value::Null);
+    put("realm_presence_disabled", false.into());
+    put("realm_enable_read_receipts", false.into());
+    put("realm_enable_guest_user_indicator", true.into());
+    put("realm_require_unique_names", false.into());
+    put("realm_inline_image_preview", true.into());
+    put("realm_inline_url_embed_preview", false.into());
+    put("realm_digest_emails_enabled", false.into());
+    put("realm_digest_weekday", 1.into());
+    put("realm_send_welcome_emails", true.into());
+    put(
+        "realm_message_content_allowed_in_email_notifications",
+        true.into(),
+    );
+    put(
+        "realm_want_advertise_in_communities_directory",
+        false.into(),
+    );
+    put("realm_emails_restricted_to_domains", false.into());
+    put("realm_disallow_disposable_email_addresses", true.into());
+    put("realm_invite_required", true.into());
+    put("realm_waiting_period_threshold", 0.into());
+    put("realm_name_changes_disabled", false.into());
+    put("realm_email_changes_disabled", false.into());
+    put("realm_avatar_changes_disabled", false.into());
+    put("realm_default_code_block_language", "".into());
+    put("realm_allow_edit_history", true.into());
+    put(
+        "realm_allow_message_editing",
+        policy.allow_message_editing.into(),
+    );
+    put(
+        "realm_message_content_edit_limit_seconds",
+        limit(policy.message_content_edit_limit_seconds),
+    );
+    put(
+        "realm_move_messages_within_stream_limit_seconds",
+        limit(policy.move_messages_within_stream_limit_seconds),
+    );
+    put(
+        "realm_move_messages_between_streams_limit_seconds",
+        limit(policy.move_messages_between_streams_limit_seconds),
+    );
+    put(
+        "realm_message_content_delete_limit_seconds",
+        limit(policy.message_content_delete_limit_seconds),
+    );
+    put(
+        "realm_message_retention_days",
+        stored("message_retention_days").unwrap_or(Value::from(-1)),
+    );
+    put("realm_topics_policy", policy.topics_policy.clone().into());
+    put(
+        "realm_mandatory_topics",
+        (policy.topics_policy == "disable_empty_topic").into(),
+    );
+    put(
+        "realm_new_stream_announcements_stream_id",
+        stored("new_stream_announcements_stream_id").unwrap_or(Value::from(-1)),
+    );
+    put(
+        "realm_signup_announcements_stream_id",
+        stored("signup_announcements_stream_id").unwrap_or(Value::from(-1)),
+    );
+    put(
+        "realm_zulip_update_announcements_stream_id",
+        stored("zulip_update_announcements_stream_id").unwrap_or(Value::from(-1)),
+    );
+    for (name, setting) in RealmPolicy::GROUP_SETTINGS
+        .iter()
+        .zip(policy.group_settings())
+    {
+        put(
+            &format!("realm_{name}"),
+            serde_json::to_value(setting).unwrap_or(Value::Null),
+        );
+    }
+    // Legacy policy names read by older clients; the group settings above are authoritative.
+    put("realm_create_public_stream_policy", 1.into());
+    put("realm_create_private_stream_policy", 1.into());
+    put("realm_create_web_public_stream_policy", 7.into());
+    put("realm_invite_to_stream_policy", 1.into());
+    put("realm_wildcard_mention_policy", 5.into());
+    put("realm_delete_own_message_policy", 1.into());
+    put("realm_edit_topic_policy", 5.into());
+    put("realm_move_messages_between_streams_policy", 1.into());
+    put("realm_private_message_policy", 1.into());
+    put("realm_user_group_edit_policy", 1.into());
+    put("realm_add_custom_emoji_policy", 1.into());
+    put("realm_bot_creation_policy", 1.into());
+    put("realm_invite_to_realm_policy", 1.into());
+    put("realm_email_address_visibility", 1.into());
+    Ok(())
+}

@@ -1,0 +1,101 @@
+//! Per-user summaries that register snapshots need: unread messages, starred messages and recent
+//! direct-message conversations. Each reads through a partial index on `user_messages`, so the
+//! cost follows what is unread, starred or direct rather than the user's whole history.
+
+use crate::conn::DbConn;
+use crate::error::StorageError;
+use crate::sql::{Bind, SqlBuilder};
+use diesel::sql_types::{BigInt, Nullable, Text};
+use diesel::QueryableByName;
+use parley_domain::{MessageId, UserId};
+
+/// An unread message with what the unread summary groups it by.
+#[derive(Debug, Clone, PartialEq, QueryableByName)]
+pub struct UnreadRow {
+    /// Message ID.
+    #[diesel(sql_type = BigInt)]
+    pub id: i64,
+    /// The reader's flags.
+    #[diesel(sql_type = BigInt)]
+    pub flags: i64,
+    /// Sender.
+    #[diesel(sql_type = BigInt)]
+    pub sender_id: i64,
+    /// Channel, for channel messages.
+    #[diesel(sql_type = Nullable<BigInt>)]
+    pub channel_id: Option<i64>,
+    /// Topic.
+    #[diesel(sql_type = Text)]
+    pub topic: String,
+    /// Participants, for direct messages.
+    #[diesel(sql_type = Nullable<Text>)]
+    pub dm_key: Option<String>,
+}
+
+/// A user's unread messages, oldest first, at most `limit` (the newest ones when there are more).
+pub fn unread(conn: &mut DbConn, user: UserId, limit: i64) -> Result<Vec<UnreadRow>, StorageError> {
+    let mut sql = SqlBuilder::new();
+    sql.push(
+        "SELECT * FROM (SELECT m.id AS id, um.flags AS flags, m.sender_id AS sender_id, \
+         m.channel_id AS channel_id, m.topic AS topic, m.dm_key AS dm_key \
+         FROM user_messages um JOIN messages m ON m.id = um.message_id \
+         WHERE um.user_id = ",
+    );
+    sql.bind(Bind::Int(user.0));
+    sql.push(" AND (um.flags & 1) = 0 ORDER BY um.message_id DESC LIMIT ");
+    sql.bind(Bind::Int(limit));
+    sql.push(") recent ORDER BY id ASC");
+    sql.load(conn)
+}
+
+#[derive(QueryableByName)]
+struct IdRow {
+    #[diesel(sql_type = BigInt)]
+    id: i64,
+}
+
+/// The IDs of a user's starred messages, oldest first.
+pub fn starred(conn: &mut DbConn, user: UserId) -> Result<Vec<MessageId>, StorageError> {
+    let mut sql = SqlBuilder::new();
+    sql.push("SELECT message_id AS id FROM user_messages WHERE user_id = ");
+    sql.bind(Bind::Int(user.0));
+    sql.push(" AND (flags & 2) <> 0 ORDER BY message_id ASC");
+    Ok(sql
+        .load::<IdRow>(conn)?
+        .into_iter()
+        .map(|r| MessageId(r.id))
+        .collect())
+}
+
+/// A direct-message conversation and its newest message.
+#[derive(Debug, Clone, PartialEq, QueryableByName)]
+pub struct ConversationRow {
+    /// Participants' sorted IDs.
+    #[diesel(sql_type = Text)]
+    pub dm_key: String,
+    /// The newest message the user received in it.
+    #[diesel(sql_type = BigInt)]
+    pub max_id: i64,
+}
+
+/// A user's most recent direct-message conversations, newest first. Reads the newest
+/// `scan` direct messages, so the cost is bounded whatever the history.
+pub fn recent_conversations(
+    conn: &mut DbConn,
+    user: UserId,
+    scan: i64,
+) -> Result<Vec<ConversationRow>, StorageError> {
+    let mut sql = SqlBuilder::new();
+    sql.push(
+        "SELECT m.dm_key AS dm_key, MAX(m.id) AS max_id FROM \
+         (SELECT message_id FROM user_messages WHERE user_id = ",
+    );
+    sql.bind(Bind::Int(user.0));
+    sql.push(" AND (flags & 2048) <> 0 ORDER BY message_id DESC LIMIT ");
+    sql.bind(Bind::Int(scan));
+    sql.push(
+        ") um JOIN messages m ON m.id = um.message_id WHERE m.dm_key IS NOT NULL \
+         GROUP BY m.dm_key ORDER BY max_id DESC",
+    );
+    sql.load(conn)
+}

@@ -1,0 +1,3 @@
+DROP INDEX user_messages_private;
+DROP INDEX user_messages_starred;
+DROP INDEX user_messages_unread;
