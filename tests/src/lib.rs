@@ -12,10 +12,12 @@ use actix_web::test::{call_service, init_service, read_body, TestRequest};
 use base64::Engine;
 use futures_util::future::LocalBoxFuture;
 use parley_actions::bootstrap::{do_ensure_realm, RealmInit};
+use parley_actions::publish::EventHub;
 use parley_actions::rate_limit::RateLimits;
 use parley_actions::users::{do_create_user, CreateUser};
 use parley_actions::{Context, RealmAddress};
 use parley_domain::{Role, UserId};
+pub use parley_events::EngineConfig;
 pub use parley_storage::testing::Backend;
 use parley_storage::testing::{scratch_database, ScratchDatabase};
 use parley_storage::PoolOptions;
@@ -99,6 +101,20 @@ impl TestApp {
 
     /// The same, with other rate limits.
     pub async fn start_with_limits(backend: Backend, limits: RateLimits) -> TestApp {
+        TestApp::start_configured(backend, limits, EngineConfig::default()).await
+    }
+
+    /// The same, with an event engine of this configuration (short heartbeats, say).
+    pub async fn start_with_engine(backend: Backend, engine: EngineConfig) -> TestApp {
+        TestApp::start_configured(backend, RateLimits::default(), engine).await
+    }
+
+    /// The application with these rate limits and event engine.
+    pub async fn start_configured(
+        backend: Backend,
+        limits: RateLimits,
+        engine: EngineConfig,
+    ) -> TestApp {
         let database = scratch_database(&backend);
         let url = database.url.clone();
         let realm = RealmAddress::parse("http://parley.test").unwrap();
@@ -109,7 +125,8 @@ impl TestApp {
         let ctx = parley_server::startup::connect(url, realm, pool)
             .await
             .expect("open test database")
-            .with_limits(limits);
+            .with_limits(limits)
+            .with_events(EventHub::in_process(engine));
         let bootstrap = do_ensure_realm(
             &ctx,
             RealmInit {
@@ -219,6 +236,44 @@ impl TestApp {
             .success()["id"]
             .as_i64()
             .expect("message id")
+    }
+
+    /// Registers an event queue for `who` with these extra parameters (JSON values); returns
+    /// the register response.
+    pub async fn register(&self, who: &Account, params: &[(&str, Value)]) -> Value {
+        let mut request = self.post("/register").as_user(who);
+        for (key, value) in params {
+            request = request.json_param(key, value);
+        }
+        request.send().await.success()
+    }
+
+    /// The events of a queue after `last_event_id`, without waiting.
+    pub async fn events(&self, who: &Account, queue_id: &str, last_event_id: i64) -> Vec<Value> {
+        let response = self
+            .get("/events")
+            .as_user(who)
+            .param("queue_id", queue_id)
+            .param("last_event_id", last_event_id)
+            .param("dont_block", "true")
+            .send()
+            .await
+            .success();
+        response["events"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// Events of a queue of these types only (heartbeats and others dropped).
+    pub async fn events_of(
+        &self,
+        who: &Account,
+        queue_id: &str,
+        types: &[&str],
+    ) -> Vec<Value> {
+        self.events(who, queue_id, -1)
+            .await
+            .into_iter()
+            .filter(|e| types.contains(&e["type"].as_str().unwrap_or("")))
+            .collect()
     }
 
     /// A request to `/api/v1{path}`.

@@ -161,7 +161,12 @@ impl Config {
         })
     }
 
-    /// Where the owner's zuliprc is written.
+    /// Where event queues are kept across a restart.
+    pub fn event_queues_file(&self) -> PathBuf {
+        self.data_dir.join("event_queues.json")
+    }
+
+    /// Where the owner's API credentials are written on the first start.
     pub fn owner_zuliprc(&self) -> PathBuf {
         self.data_dir.join("owner.zuliprc")
     }

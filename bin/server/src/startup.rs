@@ -5,7 +5,10 @@ use crate::config::Config;
 use crate::zuliprc;
 use anyhow::Context as _;
 use parley_actions::bootstrap::{do_ensure_realm, Bootstrap, RealmInit};
+use parley_actions::publish::EventHub;
 use parley_actions::{Context, RealmAddress};
+use parley_events::EngineConfig;
+use std::time::Duration;
 use parley_storage::{DatabaseUrl, Db, PoolOptions};
 
 /// Opens the database on a blocking thread (connecting and migrating block) and returns the
@@ -31,7 +34,22 @@ pub async fn start(config: &Config) -> anyhow::Result<(Context, Bootstrap)> {
         config.realm.clone(),
         PoolOptions::default(),
     )
-    .await?;
+    .await?
+    .with_events(EventHub::in_process(EngineConfig {
+        heartbeat: config.heartbeat,
+        queue_timeout: config.queue_timeout,
+        // Collect at least twice per timeout, so short timeouts (in tests) take effect.
+        gc_interval: (config.queue_timeout / 2).clamp(Duration::from_millis(100), Duration::from_secs(60)),
+        ..EngineConfig::default()
+    }));
+    let restored = ctx
+        .events
+        .engine()
+        .restore(&config.event_queues_file())
+        .context("cannot restore the event queues")?;
+    if restored > 0 {
+        tracing::info!(queues = restored, "restored event queues");
+    }
     let init = RealmInit {
         name: config.realm_name.clone(),
         owner_email: config.owner_email.clone(),

@@ -54,6 +54,8 @@ pub async fn do_ensure_realm(ctx: &Context, init: RealmInit) -> ActionResult<Boo
             if groups::graph(conn)?.system.is_empty() {
                 groups::create_system_groups(conn, now)?;
             }
+            // The system bots exist from the start: clients list them as cross-realm bots.
+            crate::notices::notification_bot(conn)?;
             if let Some(realm) = realms::get(conn)? {
                 return Ok(Bootstrap {
                     realm,

@@ -2,6 +2,10 @@
 
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
+use crate::notify::channels::{
+    active_users, channel_changed, default_streams, stream_archived, People, StreamUpdate,
+    SubscribeEvents,
+};
 use crate::policy::{self, Policy};
 use crate::subscriptions::subscribe_in_transaction;
 use crate::time::now;
@@ -13,6 +17,7 @@ use parley_domain::channel::{
 use parley_domain::groups::{GroupSetting, SystemGroup};
 use parley_domain::user::User;
 use parley_domain::{ChannelId, ErrorCode, RequestError, UserId};
+use parley_events::Event;
 use parley_storage::{channels, subscriptions, users, DbConn, StorageError};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
@@ -226,8 +231,20 @@ pub async fn create_channel(
         let policy = policy::load(conn)?;
         let channel = build_channel(conn, &policy, Some(&caller), &new)?;
         let id = insert_channel(conn, &channel)?;
-        let targets = active_users(conn, &subscribers, "subscribers")?;
-        subscribe_in_transaction(conn, id, &targets)?;
+        let channel = Channel { id, ..channel };
+        let targets = users_by_ids(conn, &subscribers, "subscribers")?;
+        let added = subscribe_in_transaction(conn, id, &targets)?;
+        let people_list = active_users(conn)?;
+        let people = People {
+            users: &people_list,
+            groups: &policy.groups,
+        };
+        let mut notify = SubscribeEvents::default();
+        notify.record(conn, people, &channel, &added, true, true)?;
+        notify.finish(events);
+        if channel.is_default {
+            events.push(default_streams(conn, people)?);
+        }
         if new.announce {
             crate::notices::announce_channel(
                 &ctx2,
@@ -244,7 +261,7 @@ pub async fn create_channel(
 }
 
 /// The active users with these IDs, or `BAD_REQUEST` naming the first that is not one.
-pub(crate) fn active_users(
+pub(crate) fn users_by_ids(
     conn: &mut DbConn,
     ids: &[UserId],
     var_name: &str,
@@ -447,110 +464,194 @@ pub async fn update_channel(
     id: ChannelId,
     update: ChannelUpdate,
 ) -> ActionResult<()> {
-    ctx.db
-        .transaction(move |conn| {
-            let policy = policy::load(conn)?;
-            let (mut channel, _) = access_channel_by_id(conn, &policy, &user, id)?;
-            if !can_administer_channel(&user, &channel, &policy.groups) {
-                return Err(not_administrator().into());
+    ctx.write(move |conn, events| {
+        let policy = policy::load(conn)?;
+        let (mut channel, _) = access_channel_by_id(conn, &policy, &user, id)?;
+        if !can_administer_channel(&user, &channel, &policy.groups) {
+            return Err(not_administrator().into());
+        }
+        let old = channel.clone();
+        if let Some(name) = &update.new_name {
+            let name = check_channel_name(name, "new_name")?;
+            if name == channel.name {
+                return Err(RequestError::bad_request("Channel already has that name.").into());
             }
-            if let Some(name) = &update.new_name {
-                let name = check_channel_name(name, "new_name")?;
-                if name == channel.name {
-                    return Err(RequestError::bad_request("Channel already has that name.").into());
-                }
-                if let Some(other) = channels::by_name(conn, &name)? {
-                    if other.id != channel.id {
-                        return Err(channel_exists(&name).into());
-                    }
-                }
-                channel.name = name;
-            }
-            if let Some(description) = &update.description {
-                channel.description = check_channel_description(description, "description")?;
-                channel.rendered_description = parley_markdown::render(&channel.description);
-            }
-            if let Some(private) = update.is_private {
-                if private && channel.is_default {
-                    return Err(
-                        RequestError::bad_request("A default channel cannot be private.").into(),
-                    );
-                }
-                channel.invite_only = private;
-                if !private {
-                    channel.history_public_to_subscribers = true;
+            if let Some(other) = channels::by_name(conn, &name)? {
+                if other.id != channel.id {
+                    return Err(channel_exists(&name).into());
                 }
             }
-            if let Some(web_public) = update.is_web_public {
-                if web_public {
-                    let enabled = parley_storage::realms::get(conn)?
-                        .is_some_and(|r| r.enable_spectator_access);
-                    if !enabled
-                        || !policy.groups.setting_contains(
-                            &policy.realm.can_create_web_public_channel_group,
-                            &user,
-                        )
-                    {
-                        return Err(RequestError::invalid_param(
-                            "is_web_public",
-                            "Web-public channels are not enabled.",
-                        )
-                        .into());
-                    }
-                }
-                channel.is_web_public = web_public;
+            channel.name = name;
+        }
+        if let Some(description) = &update.description {
+            channel.description = check_channel_description(description, "description")?;
+            channel.rendered_description = parley_markdown::render(&channel.description);
+        }
+        if let Some(private) = update.is_private {
+            if private && channel.is_default {
+                return Err(
+                    RequestError::bad_request("A default channel cannot be private.").into(),
+                );
             }
-            if let Some(history) = update.history_public_to_subscribers {
-                if channel.invite_only {
-                    channel.history_public_to_subscribers = history;
-                }
+            channel.invite_only = private;
+            if !private {
+                channel.history_public_to_subscribers = true;
             }
-            if let Some(default) = update.is_default_stream {
-                if !user.role.is_admin() {
-                    return Err(RequestError::bad_request(
-                        "You do not have permission to change default channels.",
-                    )
-                    .into());
-                }
-                if default && channel.invite_only {
-                    return Err(
-                        RequestError::bad_request("A default channel cannot be private.").into(),
-                    );
-                }
-                channel.is_default = default;
-            }
-            if let Some(retention) = update.message_retention_days {
-                if !user.role.is_owner() {
+        }
+        if let Some(web_public) = update.is_web_public {
+            if web_public {
+                let enabled =
+                    parley_storage::realms::get(conn)?.is_some_and(|r| r.enable_spectator_access);
+                if !enabled
+                    || !policy
+                        .groups
+                        .setting_contains(&policy.realm.can_create_web_public_channel_group, &user)
+                {
                     return Err(RequestError::invalid_param(
-                        "message_retention_days",
-                        "Must be an organization owner",
+                        "is_web_public",
+                        "Web-public channels are not enabled.",
                     )
                     .into());
                 }
-                channel.retention = retention;
             }
-            if let Some(topics_policy) = update.topics_policy {
-                channel.topics_policy = topics_policy;
+            channel.is_web_public = web_public;
+        }
+        if let Some(history) = update.history_public_to_subscribers {
+            if channel.invite_only {
+                channel.history_public_to_subscribers = history;
             }
-            for (name, setting, expected) in &update.permissions {
-                policy.groups.check_setting(setting, name)?;
-                check_direct_members(conn, setting, name)?;
-                if let Some(slot) = channel.permissions.get_mut(name) {
-                    if expected.as_ref().is_some_and(|old| old != slot) {
-                        return Err(RequestError::new(
-                            ErrorCode::ExpectationMismatch,
-                            "'old' value does not match the expected value.",
-                        )
-                        .with("field_name", "old")
-                        .into());
-                    }
-                    *slot = setting.clone();
+        }
+        if let Some(default) = update.is_default_stream {
+            if !user.role.is_admin() {
+                return Err(RequestError::bad_request(
+                    "You do not have permission to change default channels.",
+                )
+                .into());
+            }
+            if default && channel.invite_only {
+                return Err(
+                    RequestError::bad_request("A default channel cannot be private.").into(),
+                );
+            }
+            channel.is_default = default;
+        }
+        if let Some(retention) = update.message_retention_days {
+            if !user.role.is_owner() {
+                return Err(RequestError::invalid_param(
+                    "message_retention_days",
+                    "Must be an organization owner",
+                )
+                .into());
+            }
+            channel.retention = retention;
+        }
+        if let Some(topics_policy) = update.topics_policy {
+            channel.topics_policy = topics_policy;
+        }
+        for (name, setting, expected) in &update.permissions {
+            policy.groups.check_setting(setting, name)?;
+            check_direct_members(conn, setting, name)?;
+            if let Some(slot) = channel.permissions.get_mut(name) {
+                if expected.as_ref().is_some_and(|old| old != slot) {
+                    return Err(RequestError::new(
+                        ErrorCode::ExpectationMismatch,
+                        "'old' value does not match the expected value.",
+                    )
+                    .with("field_name", "old")
+                    .into());
                 }
+                *slot = setting.clone();
             }
-            channels::update(conn, &channel)?;
-            Ok(())
-        })
-        .await
+        }
+        channels::update(conn, &channel)?;
+        let people_list = active_users(conn)?;
+        let people = People {
+            users: &people_list,
+            groups: &policy.groups,
+        };
+        channel_changed(
+            conn,
+            people,
+            &old,
+            &channel,
+            update_events(&old, &channel),
+            events,
+        )?;
+        if old.is_default != channel.is_default {
+            events.push(default_streams(conn, people)?);
+        }
+        Ok(())
+    })
+    .await
+}
+
+/// The `stream` `update` events of a change, in the reference's shapes: a rename (first)
+/// carries the old name; a description its rendering; a privacy change (of `invite_only`,
+/// `history_public_to_subscribers` or `is_web_public`) is one `invite_only` event carrying all
+/// three; permissions carry their group-setting values.
+fn update_events(old: &Channel, new: &Channel) -> Vec<StreamUpdate> {
+    let mut out = Vec::new();
+    if old.name != new.name {
+        // Under the name clients knew the channel by.
+        out.push(StreamUpdate {
+            name: old.name.clone(),
+            property: "name".into(),
+            value: new.name.clone().into(),
+            extra: Map::new(),
+        });
+    }
+    let mut push = |property: &str, value: Value, extra: Map<String, Value>| {
+        out.push(StreamUpdate {
+            name: new.name.clone(),
+            property: property.to_owned(),
+            value,
+            extra,
+        });
+    };
+    if old.description != new.description {
+        let mut extra = Map::new();
+        extra.insert(
+            "rendered_description".into(),
+            new.rendered_description.clone().into(),
+        );
+        push("description", new.description.clone().into(), extra);
+    }
+    if old.invite_only != new.invite_only
+        || old.history_public_to_subscribers != new.history_public_to_subscribers
+        || old.is_web_public != new.is_web_public
+    {
+        let mut extra = Map::new();
+        extra.insert(
+            "history_public_to_subscribers".into(),
+            new.history_public_to_subscribers.into(),
+        );
+        extra.insert("is_web_public".into(), new.is_web_public.into());
+        push("invite_only", new.invite_only.into(), extra);
+    }
+    if old.retention != new.retention {
+        push(
+            "message_retention_days",
+            new.retention.api_value().into(),
+            Map::new(),
+        );
+    }
+    if old.topics_policy != new.topics_policy {
+        push("topics_policy", new.topics_policy.name().into(), Map::new());
+    }
+    for ((name, before), after) in ChannelPermissions::NAMES
+        .iter()
+        .zip(old.permissions.values())
+        .zip(new.permissions.values())
+    {
+        if before != after {
+            push(
+                name,
+                serde_json::to_value(after).unwrap_or(Value::Null),
+                Map::new(),
+            );
+        }
+    }
+    out
 }
 
 fn not_administrator() -> RequestError {
@@ -559,22 +660,39 @@ fn not_administrator() -> RequestError {
 
 /// `DELETE /streams/{stream_id}`: archives the channel; its messages stay, nobody can post.
 pub async fn archive_channel(ctx: &Context, user: User, id: ChannelId) -> ActionResult<()> {
-    ctx.db
-        .transaction(move |conn| {
-            let policy = policy::load(conn)?;
-            let (mut channel, _) = access_channel_by_id(conn, &policy, &user, id)?;
-            if !can_administer_channel(&user, &channel, &policy.groups) {
-                return Err(not_administrator().into());
-            }
-            if channel.is_archived {
-                return Err(RequestError::bad_request("Channel is already deactivated").into());
-            }
-            channel.is_archived = true;
-            channel.is_default = false;
-            channels::update(conn, &channel)?;
-            Ok(())
-        })
-        .await
+    ctx.write(move |conn, events| {
+        let policy = policy::load(conn)?;
+        let (mut channel, _) = access_channel_by_id(conn, &policy, &user, id)?;
+        if !can_administer_channel(&user, &channel, &policy.groups) {
+            return Err(not_administrator().into());
+        }
+        if channel.is_archived {
+            return Err(RequestError::bad_request("Channel is already deactivated").into());
+        }
+        let was_default = channel.is_default;
+        let subscribers = subscriptions::subscribers(conn, id)?;
+        let people_list = active_users(conn)?;
+        let people = People {
+            users: &people_list,
+            groups: &policy.groups,
+        };
+        // Who could see it before: archiving hides it from clients without archived_channels.
+        let audience: Vec<UserId> = people.viewers(&channel, &subscribers).into_iter().collect();
+        channel.is_archived = true;
+        channel.is_default = false;
+        channels::update(conn, &channel)?;
+        if was_default {
+            events.push(default_streams(conn, people)?);
+        }
+        if !audience.is_empty() {
+            events.push(Event::to_users(
+                audience,
+                stream_archived(&channel, subscribers.len() as i64),
+            ));
+        }
+        Ok(())
+    })
+    .await
 }
 
 /// `POST` / `DELETE /default_streams`: administrators add a public channel to, or remove a
@@ -588,18 +706,26 @@ pub async fn set_default_channel(
     if !user.role.is_admin() {
         return Err(RequestError::admin_required().into());
     }
-    ctx.db
-        .transaction(move |conn| {
-            let policy = policy::load(conn)?;
-            let (mut channel, _) = access_channel_by_id(conn, &policy, &user, id)?;
-            if default && channel.invite_only {
-                return Err(
-                    RequestError::bad_request("Private channels cannot be made default.").into(),
-                );
-            }
-            channel.is_default = default;
-            channels::update(conn, &channel)?;
-            Ok(())
-        })
-        .await
+    ctx.write(move |conn, events| {
+        let policy = policy::load(conn)?;
+        let (mut channel, _) = access_channel_by_id(conn, &policy, &user, id)?;
+        if default && channel.invite_only {
+            return Err(
+                RequestError::bad_request("Private channels cannot be made default.").into(),
+            );
+        }
+        if channel.is_default == default {
+            return Ok(());
+        }
+        channel.is_default = default;
+        channels::update(conn, &channel)?;
+        let people_list = active_users(conn)?;
+        let people = People {
+            users: &people_list,
+            groups: &policy.groups,
+        };
+        events.push(default_streams(conn, people)?);
+        Ok(())
+    })
+    .await
 }

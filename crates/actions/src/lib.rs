@@ -18,6 +18,7 @@ pub mod messages_send;
 pub mod notices;
 pub mod notify;
 pub mod policy;
+pub mod presence;
 pub mod profile_fields;
 pub mod publish;
 pub mod rate_limit;
@@ -28,6 +29,7 @@ pub mod secrets;
 pub mod server_settings;
 pub mod subscriptions;
 pub mod time;
+pub mod typing;
 pub mod user_settings;
 pub mod users;
 

@@ -1,6 +1,7 @@
 //! Per-user message flags: starring, marking read and unread, in bulk or by narrow.
 
 use crate::context::Context;
+use crate::notify::messages::flags_changed;
 use crate::error::ActionResult;
 use crate::messages_read::{accessible_message, invalid_message};
 use crate::policy;
@@ -94,6 +95,61 @@ fn apply(
     Ok(changed)
 }
 
+/// The `update_message_flags` event for a change; marking messages unread also says where
+/// they are, so that clients can rebuild their unread counts.
+fn flags_event(
+    conn: &mut DbConn,
+    user: &User,
+    op: FlagOp,
+    flag: &str,
+    changed: &[MessageId],
+) -> ActionResult<parley_events::Event> {
+    let op_name = match op {
+        FlagOp::Add => "add",
+        FlagOp::Remove => "remove",
+    };
+    if op == FlagOp::Remove && flag == "read" {
+        let mut details = Map::new();
+        for id in changed {
+            let Some(row) = messages::by_id(conn, *id)? else {
+                continue;
+            };
+            let bits = messages::flags_of(conn, user.id, *id)?.unwrap_or(0);
+            let mentioned = bits
+                & (flags::MENTIONED
+                    | flags::STREAM_WILDCARD_MENTIONED
+                    | flags::TOPIC_WILDCARD_MENTIONED
+                    | flags::GROUP_MENTIONED)
+                != 0;
+            let mut entry = Map::new();
+            match (row.channel_id, &row.dm_key) {
+                (Some(channel), _) => {
+                    entry.insert("type".into(), "stream".into());
+                    entry.insert("stream_id".into(), channel.into());
+                    entry.insert("topic".into(), row.topic.clone().into());
+                    entry.insert("unmuted_stream_msg".into(), true.into());
+                }
+                (None, key) => {
+                    let others: Vec<i64> =
+                        parley_domain::message::dm_participants(key.as_deref().unwrap_or(""))
+                            .into_iter()
+                            .filter(|u| *u != user.id)
+                            .map(|u| u.0)
+                            .collect();
+                    entry.insert("type".into(), "private".into());
+                    entry.insert("user_ids".into(), others.into());
+                }
+            }
+            if mentioned {
+                entry.insert("mentioned".into(), true.into());
+            }
+            details.insert(id.0.to_string(), Value::Object(entry));
+        }
+        return Ok(flags_changed(user.id, op_name, flag, changed, Some(details)));
+    }
+    Ok(flags_changed(user.id, op_name, flag, changed, None))
+}
+
 /// `POST /messages/flags`.
 pub async fn update_flags(
     ctx: &Context,
@@ -103,9 +159,9 @@ pub async fn update_flags(
     flag: String,
 ) -> ActionResult<Map<String, Value>> {
     let bit = editable_flag(&flag)?;
-    ctx.db
-        .transaction(move |conn| {
-            apply(conn, &user, &ids, bit, op)?;
+    ctx.write(move |conn, events| {
+            let changed = apply(conn, &user, &ids, bit, op)?;
+            events.push(flags_event(conn, &user, op, &flag, &changed)?);
             let mut out = Map::new();
             out.insert("messages".into(), json!(ids));
             out.insert("ignored_because_not_subscribed_channels".into(), json!([]));
@@ -127,8 +183,11 @@ pub async fn update_flags_for_narrow(
     let page = crate::messages_read::select_ids(ctx, user.clone(), query).await?;
     let ids = page.ids.clone();
     let changed = ctx
-        .db
-        .transaction(move |conn| apply(conn, &user, &ids, bit, op))
+        .write(move |conn, events| {
+            let changed = apply(conn, &user, &ids, bit, op)?;
+            events.push(flags_event(conn, &user, op, &flag, &changed)?);
+            Ok(changed)
+        })
         .await?;
     let mut out = Map::new();
     out.insert("processed_count".into(), page.ids.len().into());
@@ -147,9 +206,12 @@ pub async fn mark_read(
     user: User,
     conditions: Vec<Condition>,
 ) -> ActionResult<usize> {
-    ctx.db
-        .transaction(move |conn| Ok(messages::mark_read_where(conn, user.id, &conditions)?.len()))
-        .await
+    ctx.write(move |conn, events| {
+        let changed = messages::mark_read_where(conn, user.id, &conditions)?;
+        events.push(flags_changed(user.id, "add", "read", &changed, None));
+        Ok(changed.len())
+    })
+    .await
 }
 
 /// `POST /mark_stream_as_read` and `/mark_topic_as_read`: checks the channel (and topic)
@@ -160,8 +222,7 @@ pub async fn mark_channel_read(
     channel: ChannelId,
     topic: Option<String>,
 ) -> ActionResult<()> {
-    ctx.db
-        .transaction(move |conn| {
+    ctx.write(move |conn, events| {
             let policy = policy::load(conn)?;
             crate::channels::access_channel_by_id(conn, &policy, &user, channel)?;
             let mut conditions = vec![Condition::Channel(channel)];
@@ -187,7 +248,8 @@ pub async fn mark_channel_read(
                     );
                 }
             }
-            messages::mark_read_where(conn, user.id, &conditions)?;
+            let changed = messages::mark_read_where(conn, user.id, &conditions)?;
+            events.push(flags_changed(user.id, "add", "read", &changed, None));
             Ok(())
         })
         .await

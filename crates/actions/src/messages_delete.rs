@@ -1,6 +1,7 @@
 //! Deleting messages.
 
 use crate::context::Context;
+use crate::notify::messages::{message_viewers, messages_deleted, DeletedFrom};
 use crate::error::ActionResult;
 use crate::messages_read::{accessible_message, invalid_message};
 use crate::policy;
@@ -16,8 +17,7 @@ pub const TIME_LIMIT_GRACE_SECONDS: i64 = 20;
 /// setting) always may; others only their own messages, with the own-message permission, within
 /// the organization's time limit.
 pub async fn delete_message(ctx: &Context, user: User, id: MessageId) -> ActionResult<()> {
-    ctx.db
-        .transaction(move |conn| {
+    ctx.write(move |conn, events| {
             let policy = policy::load(conn)?;
             let message =
                 accessible_message(conn, &policy, &user, id)?.ok_or_else(invalid_message)?;
@@ -54,9 +54,15 @@ pub async fn delete_message(ctx: &Context, user: User, id: MessageId) -> ActionR
                     }
                 }
             }
+            let audience = message_viewers(conn, &message.row)?;
             if messages::delete(conn, &[id])? == 0 {
                 return Err(RequestError::bad_request("Message already deleted").into());
             }
+            let from = DeletedFrom {
+                channel: message.row.channel_id.map(ChannelId),
+                topic: message.row.topic.clone(),
+            };
+            events.push(messages_deleted(&[id], &from, audience));
             Ok(())
         })
         .await
@@ -73,8 +79,7 @@ pub async fn delete_topic(
     if !user.role.is_admin() {
         return Err(RequestError::admin_required().into());
     }
-    ctx.db
-        .transaction(move |conn| {
+    ctx.write(move |conn, events| {
             let policy = policy::load(conn)?;
             let (found, _) = crate::channels::access_channel_by_id(conn, &policy, &user, channel)?;
             let topic = parley_domain::message::normalize_topic(&topic, "topic_name")?;
@@ -91,7 +96,7 @@ pub async fn delete_topic(
                 messages::Condition::Channel(channel),
                 messages::Condition::Topic(topic),
             ];
-            let ids: Vec<MessageId> = messages::page(
+            let found_messages = messages::page(
                 conn,
                 &audience,
                 &conditions,
@@ -99,12 +104,22 @@ pub async fn delete_topic(
                 messages::Direction::After,
                 true,
                 i64::MAX / 2,
-            )?
-            .into_iter()
-            .map(|m| MessageId(m.row.id))
-            .collect();
+            )?;
+            let ids: Vec<MessageId> = found_messages.iter().map(|m| MessageId(m.row.id)).collect();
+            let Some(first) = found_messages.first() else {
+                return Ok(());
+            };
+            let mut audience = message_viewers(conn, &first.row)?;
+            audience.extend(messages::recipients_of_any(conn, &ids)?);
+            audience.sort_unstable();
+            audience.dedup();
+            let from = DeletedFrom {
+                channel: Some(channel),
+                topic: first.row.topic.clone(),
+            };
             for chunk in ids.chunks(1000) {
                 messages::delete(conn, chunk)?;
+                events.push(messages_deleted(chunk, &from, audience.clone()));
             }
             Ok(())
         })

@@ -3,6 +3,7 @@
 
 use crate::channels::access_channel_by_id;
 use crate::context::Context;
+use crate::notify::messages::{message_updated, message_viewers, messages_deleted, DeletedFrom};
 use crate::error::ActionResult;
 use crate::messages_delete::TIME_LIMIT_GRACE_SECONDS;
 use crate::messages_read::{accessible_message, invalid_message};
@@ -36,6 +37,15 @@ pub enum PropagateMode {
 }
 
 impl PropagateMode {
+    /// The API name.
+    pub fn name(self) -> &'static str {
+        match self {
+            PropagateMode::ChangeOne => "change_one",
+            PropagateMode::ChangeLater => "change_later",
+            PropagateMode::ChangeAll => "change_all",
+        }
+    }
+
     /// Parses `propagate_mode`.
     pub fn parse(raw: &str) -> Result<PropagateMode, RequestError> {
         match raw {
@@ -192,7 +202,12 @@ pub async fn update_message(
                     RequestError::bad_request("Invalid propagate_mode without topic edit").into(),
                 );
             }
-            edit_content(conn, &realm_url, &user, &row, &edit, now)?;
+            let audience = message_viewers(conn, &row)?;
+            let edited = edit_content(conn, &realm_url, &user, &row, &edit, now)?;
+            let body = update_body(&user, &row, now, edited.as_ref(), None);
+            for event in message_updated(conn, body, MessageId(row.id), &audience)? {
+                events.push(event);
+            }
             return Ok(detached());
         };
         if edit.propagate_mode != PropagateMode::ChangeOne
@@ -315,10 +330,19 @@ pub async fn update_message(
                 }
             }
         }
-        if edit.content.is_some() {
-            edit_content(conn, &realm_url, &user, &row, &edit, now)?;
-        }
+        let viewers = message_viewers(conn, &row)?;
+        let edited = if edit.content.is_some() {
+            edit_content(conn, &realm_url, &user, &row, &edit, now)?
+        } else {
+            None
+        };
         if new_topic.is_none() && target.is_none() {
+            let mut body = update_body(&user, &row, now, edited.as_ref(), None);
+            body.insert("stream_id".into(), channel.id.0.into());
+            body.insert("stream_name".into(), channel.name.clone().into());
+            for event in message_updated(conn, body, MessageId(row.id), &viewers)? {
+                events.push(event);
+            }
             return Ok(detached());
         }
         let is_resolve_toggle =
@@ -365,8 +389,37 @@ pub async fn update_message(
                 &history,
             )?;
         }
+        let before = messages::recipients_of_any(conn, &moved)?;
         if let Some(target) = &target {
             adjust_recipients(conn, target, &moved)?;
+        }
+        let after = messages::recipients_of_any(conn, &moved)?;
+        let lost: Vec<UserId> = before.iter().filter(|u| !after.contains(u)).copied().collect();
+        let mut audience: Vec<UserId> = viewers.into_iter().chain(after).filter(|u| !lost.contains(u)).collect();
+        if let Some(target) = &target {
+            if target.is_public() || target.history_public_to_subscribers {
+                audience.extend(subscriptions::active_recipients(conn, target.id)?);
+            }
+        }
+        audience.sort_unstable();
+        audience.dedup();
+        let mut moved_sorted = moved.clone();
+        moved_sorted.sort();
+        let movement = Movement {
+            channel: &channel,
+            target: target.as_ref(),
+            orig_topic: &row.topic,
+            topic: &final_topic,
+            propagate_mode: edit.propagate_mode,
+            ids: &moved_sorted,
+        };
+        let body = update_body(&user, &row, now, edited.as_ref(), Some(&movement));
+        for event in message_updated(conn, body, MessageId(row.id), &audience)? {
+            events.push(event);
+        }
+        if !lost.is_empty() {
+            let from = DeletedFrom { channel: Some(channel.id), topic: row.topic.clone() };
+            events.push(messages_deleted(&moved_sorted, &from, lost));
         }
         post_move_notices(
             &ctx2,
@@ -392,6 +445,60 @@ fn detached() -> Map<String, Value> {
     out
 }
 
+/// A move, as the `update_message` event describes it.
+struct Movement<'a> {
+    channel: &'a Channel,
+    target: Option<&'a Channel>,
+    orig_topic: &'a str,
+    topic: &'a str,
+    propagate_mode: PropagateMode,
+    ids: &'a [MessageId],
+}
+
+/// The body of an `update_message` event (flags are added per user).
+fn update_body(
+    user: &User,
+    row: &messages::MessageRow,
+    now: i64,
+    edited: Option<&(String, String)>,
+    movement: Option<&Movement<'_>>,
+) -> Map<String, Value> {
+    let mut body = Map::new();
+    body.insert("type".into(), "update_message".into());
+    body.insert("user_id".into(), user.id.0.into());
+    body.insert("edit_timestamp".into(), now.into());
+    body.insert("message_id".into(), row.id.into());
+    body.insert("rendering_only".into(), false.into());
+    body.insert("message_ids".into(), json!([row.id]));
+    if let Some((content, rendered)) = edited {
+        body.insert("orig_content".into(), row.content.clone().into());
+        body.insert("orig_rendered_content".into(), row.rendered_content.clone().into());
+        body.insert("content".into(), content.clone().into());
+        body.insert("rendered_content".into(), rendered.clone().into());
+        body.insert("prev_rendered_content_version".into(), 1.into());
+        body.insert("is_me_message".into(), content.starts_with("/me ").into());
+    }
+    if let Some(m) = movement {
+        body.insert("stream_id".into(), m.channel.id.0.into());
+        body.insert("stream_name".into(), m.channel.name.clone().into());
+        body.insert(
+            "message_ids".into(),
+            m.ids.iter().map(|id| id.0).collect::<Vec<_>>().into(),
+        );
+        body.insert("propagate_mode".into(), m.propagate_mode.name().into());
+        body.insert("orig_subject".into(), m.orig_topic.into());
+        if m.orig_topic != m.topic {
+            body.insert("subject".into(), m.topic.into());
+            body.insert("topic_links".into(), json!([]));
+        }
+        if let Some(target) = m.target {
+            body.insert("new_stream_id".into(), target.id.0.into());
+        }
+    }
+    body
+}
+
+/// Applies a content edit; returns the new Markdown and HTML.
 fn edit_content(
     conn: &mut DbConn,
     realm_url: &str,
@@ -399,9 +506,9 @@ fn edit_content(
     row: &messages::MessageRow,
     edit: &MessageEdit,
     now: i64,
-) -> ActionResult<()> {
+) -> ActionResult<Option<(String, String)>> {
     let Some(raw) = &edit.content else {
-        return Ok(());
+        return Ok(None);
     };
     let content = if raw.trim_end().is_empty() {
         "(deleted)".to_owned()
@@ -414,6 +521,7 @@ fn edit_content(
         "prev_content": row.content, "prev_rendered_content": row.rendered_content,
     });
     let history = history_with(row.edit_history.as_deref(), entry);
+    let edited = (content.clone(), rendered.html.clone());
     let change = ContentChange {
         content,
         rendered_content: rendered.html,
@@ -428,7 +536,7 @@ fn edit_content(
         .map(|id| UserId(*id))
         .collect();
     messages::set_mentions(conn, MessageId(row.id), &mentioned)?;
-    Ok(())
+    Ok(Some(edited))
 }
 
 /// The messages of the topic that a move takes along, oldest first, among those the user may

@@ -1,6 +1,7 @@
 //! Emoji reactions.
 
 use crate::context::Context;
+use crate::notify::messages::{message_viewers, reaction_changed};
 use crate::error::ActionResult;
 use crate::messages_read::{accessible_message, invalid_message};
 use crate::policy;
@@ -80,8 +81,8 @@ pub async fn add_reaction(
     id: MessageId,
     emoji: EmojiRef,
 ) -> ActionResult<()> {
-    ctx.db
-        .transaction(move |conn| {
+    let ctx2 = ctx.clone();
+    ctx.write(move |conn, events| {
             let policy = policy::load(conn)?;
             let found =
                 accessible_message(conn, &policy, &user, id)?.ok_or_else(invalid_message)?;
@@ -113,13 +114,18 @@ pub async fn add_reaction(
                 reaction_type: kind,
             };
             match reactions::add(conn, &reaction) {
-                Err(StorageError::UniqueViolation(_)) => Err(RequestError::new(
-                    ErrorCode::ReactionAlreadyExists,
-                    "Reaction already exists.",
-                )
-                .into()),
-                other => Ok(other?),
+                Err(StorageError::UniqueViolation(_)) => {
+                    return Err(RequestError::new(
+                        ErrorCode::ReactionAlreadyExists,
+                        "Reaction already exists.",
+                    )
+                    .into())
+                }
+                other => other?,
             }
+            let audience = message_viewers(conn, &found.row)?;
+            events.push(reaction_changed(&ctx2, "add", &user, &reaction, audience));
+            Ok(())
         })
         .await
 }
@@ -137,10 +143,11 @@ pub async fn remove_reaction(
         )
         .into());
     }
-    ctx.db
-        .transaction(move |conn| {
+    let ctx2 = ctx.clone();
+    ctx.write(move |conn, events| {
             let policy = policy::load(conn)?;
-            accessible_message(conn, &policy, &user, id)?.ok_or_else(invalid_message)?;
+            let found =
+                accessible_message(conn, &policy, &user, id)?.ok_or_else(invalid_message)?;
             let kind = emoji
                 .reaction_type
                 .clone()
@@ -157,12 +164,19 @@ pub async fn remove_reaction(
                     .unwrap_or_default(),
                 (None, None) => String::new(),
             };
+            let existing = reactions::of_messages(conn, &[id])?.into_iter().find(|r| {
+                r.user_id == user.id && r.emoji_code == code && r.reaction_type == kind
+            });
             if !reactions::remove(conn, id, user.id, &code, &kind)? {
                 return Err(RequestError::new(
                     ErrorCode::ReactionDoesNotExist,
                     "Reaction doesn't exist.",
                 )
                 .into());
+            }
+            if let Some(reaction) = existing {
+                let audience = message_viewers(conn, &found.row)?;
+                events.push(reaction_changed(&ctx2, "remove", &user, &reaction, audience));
             }
             Ok(())
         })

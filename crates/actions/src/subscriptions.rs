@@ -6,13 +6,18 @@ use crate::channels::{
 };
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
+use crate::notify::channels::{
+    active_users, default_streams, subscription_update, People, SubscribeEvents, UnsubscribeEvents,
+};
 use crate::policy::{self, Policy};
+use crate::publish::Events;
 use parley_domain::access::{
     can_access_channel_content, can_administer_channel, can_subscribe_self,
 };
 use parley_domain::channel::{Channel, SubscriptionSettings, SUBSCRIPTION_COLORS};
 use parley_domain::user::User;
 use parley_domain::{ChannelId, RequestError, UserId};
+use parley_events::Event;
 use parley_storage::{channels, subscriptions, users, DbConn};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -143,68 +148,72 @@ pub async fn subscribe(
             None => vec![caller.clone()],
         };
         let others = targets.iter().any(|u| u.id != caller.id);
+        let people_list = active_users(conn)?;
+        let people = People {
+            users: &people_list,
+            groups: &policy.groups,
+        };
+        let mut notify = SubscribeEvents::default();
+        let mut announce = Vec::new();
+        let mut new_default = false;
         let mut result = SubscribeResult::default();
         let mut unauthorized = Vec::new();
         for wanted in &request.channels {
-            let channel = match access_channel_by_name(conn, &policy, &caller, &wanted.name)? {
-                Some((channel, subscribed)) => {
-                    let allowed = if others {
-                        may_add_others(&policy, &caller, &channel)
-                            && (subscribed
-                                || can_access_channel_content(
-                                    &caller,
-                                    &channel,
-                                    subscribed,
-                                    &policy.groups,
+            let (channel, created) =
+                match access_channel_by_name(conn, &policy, &caller, &wanted.name)? {
+                    Some((channel, subscribed)) => {
+                        let allowed = if others {
+                            may_add_others(&policy, &caller, &channel)
+                                && (subscribed
+                                    || can_access_channel_content(
+                                        &caller,
+                                        &channel,
+                                        subscribed,
+                                        &policy.groups,
+                                    ))
+                        } else {
+                            subscribed || can_subscribe_self(&caller, &channel, &policy.groups)
+                        };
+                        if !allowed || channel.is_archived {
+                            if request.authorization_errors_fatal {
+                                return Err(RequestError::bad_request(format!(
+                                    "Unable to access channel ({}).",
+                                    channel.name
                                 ))
-                    } else {
-                        subscribed || can_subscribe_self(&caller, &channel, &policy.groups)
-                    };
-                    if !allowed || channel.is_archived {
+                                .into());
+                            }
+                            unauthorized.push(channel.name.clone());
+                            continue;
+                        }
+                        (channel, false)
+                    }
+                    None if channels::by_name(conn, &wanted.name)?.is_some() => {
+                        // A private channel the caller may not see: refuse without revealing it.
                         if request.authorization_errors_fatal {
                             return Err(RequestError::bad_request(format!(
                                 "Unable to access channel ({}).",
-                                channel.name
+                                wanted.name.trim()
                             ))
                             .into());
                         }
-                        unauthorized.push(channel.name.clone());
+                        unauthorized.push(wanted.name.trim().to_owned());
                         continue;
                     }
-                    channel
-                }
-                None if channels::by_name(conn, &wanted.name)?.is_some() => {
-                    // A private channel the caller may not see: refuse without revealing it.
-                    if request.authorization_errors_fatal {
-                        return Err(RequestError::bad_request(format!(
-                            "Unable to access channel ({}).",
-                            wanted.name.trim()
-                        ))
-                        .into());
+                    None => {
+                        let mut new = request.template.clone();
+                        new.name = wanted.name.clone();
+                        new.description = wanted.description.clone().unwrap_or_default();
+                        let mut channel = build_channel(conn, &policy, Some(&caller), &new)?;
+                        channel.id = insert_channel(conn, &channel)?;
+                        if new.announce {
+                            announce.push((channel.name.clone(), channel.invite_only));
+                        }
+                        new_default |= channel.is_default;
+                        (channel, true)
                     }
-                    unauthorized.push(wanted.name.trim().to_owned());
-                    continue;
-                }
-                None => {
-                    let mut new = request.template.clone();
-                    new.name = wanted.name.clone();
-                    new.description = wanted.description.clone().unwrap_or_default();
-                    let mut channel = build_channel(conn, &policy, Some(&caller), &new)?;
-                    channel.id = insert_channel(conn, &channel)?;
-                    if new.announce {
-                        crate::notices::announce_channel(
-                            &ctx2,
-                            conn,
-                            events,
-                            &caller,
-                            &channel.name,
-                            channel.invite_only,
-                        )?;
-                    }
-                    channel
-                }
-            };
+                };
             let added = subscribe_in_transaction(conn, channel.id, &targets)?;
+            notify.record(conn, people, &channel, &added, created, true)?;
             for user in &targets {
                 let bucket = if added.contains(&user.id) {
                     &mut result.subscribed
@@ -219,6 +228,14 @@ pub async fn subscribe(
         }
         if !request.authorization_errors_fatal {
             result.unauthorized = Some(unauthorized);
+        }
+        notify.finish(events);
+        if new_default {
+            events.push(default_streams(conn, people)?);
+        }
+        // Announced once everyone who may see the new channels knows them.
+        for (name, private) in announce {
+            crate::notices::announce_channel(&ctx2, conn, events, &caller, &name, private)?;
         }
         Ok(result)
     })
@@ -243,52 +260,58 @@ pub async fn unsubscribe(
     principals: Option<Vec<Principal>>,
 ) -> ActionResult<UnsubscribeResult> {
     let ctx2 = ctx.clone();
-    ctx.db
-        .transaction(move |conn| {
-            let policy = policy::load(conn)?;
-            let targets = match &principals {
-                Some(principals) => resolve_principals(&ctx2, conn, principals)?,
-                None => vec![caller.clone()],
-            };
-            let others = targets.iter().any(|u| u.id != caller.id);
-            let mut found = Vec::new();
-            let mut missing = Vec::new();
-            for name in &names {
-                match access_channel_by_name(conn, &policy, &caller, name)? {
-                    Some((channel, _)) => found.push(channel),
-                    None => missing.push(name.trim().to_owned()),
-                }
+    ctx.write(move |conn, events| {
+        let policy = policy::load(conn)?;
+        let targets = match &principals {
+            Some(principals) => resolve_principals(&ctx2, conn, principals)?,
+            None => vec![caller.clone()],
+        };
+        let others = targets.iter().any(|u| u.id != caller.id);
+        let mut found = Vec::new();
+        let mut missing = Vec::new();
+        for name in &names {
+            match access_channel_by_name(conn, &policy, &caller, name)? {
+                Some((channel, _)) => found.push(channel),
+                None => missing.push(name.trim().to_owned()),
             }
-            if !missing.is_empty() {
-                return Err(RequestError::bad_request(format!(
-                    "Channel(s) ({}) do not exist",
-                    missing.join(", ")
-                ))
-                .into());
+        }
+        if !missing.is_empty() {
+            return Err(RequestError::bad_request(format!(
+                "Channel(s) ({}) do not exist",
+                missing.join(", ")
+            ))
+            .into());
+        }
+        let people_list = active_users(conn)?;
+        let people = People {
+            users: &people_list,
+            groups: &policy.groups,
+        };
+        let mut notify = UnsubscribeEvents::default();
+        let mut result = UnsubscribeResult::default();
+        for channel in found {
+            if others
+                && !caller.role.is_admin()
+                && !can_administer_channel(&caller, &channel, &policy.groups)
+                && !policy
+                    .groups
+                    .setting_contains(&channel.permissions.can_remove_subscribers_group, &caller)
+            {
+                return Err(RequestError::insufficient_permission().into());
             }
-            let mut result = UnsubscribeResult::default();
-            for channel in found {
-                if others
-                    && !caller.role.is_admin()
-                    && !can_administer_channel(&caller, &channel, &policy.groups)
-                    && !policy.groups.setting_contains(
-                        &channel.permissions.can_remove_subscribers_group,
-                        &caller,
-                    )
-                {
-                    return Err(RequestError::insufficient_permission().into());
-                }
-                let ids: Vec<UserId> = targets.iter().map(|u| u.id).collect();
-                let removed = subscriptions::unsubscribe(conn, channel.id, &ids)?;
-                if removed.is_empty() {
-                    result.not_removed.push(channel.name.clone());
-                } else {
-                    result.removed.push(channel.name.clone());
-                }
+            let ids: Vec<UserId> = targets.iter().map(|u| u.id).collect();
+            let removed = subscriptions::unsubscribe(conn, channel.id, &ids)?;
+            if removed.is_empty() {
+                result.not_removed.push(channel.name.clone());
+            } else {
+                result.removed.push(channel.name.clone());
             }
-            Ok(result)
-        })
-        .await
+            notify.record(conn, people, &channel, &removed)?;
+        }
+        notify.finish(events);
+        Ok(result)
+    })
+    .await
 }
 
 /// `GET /users/me/subscriptions`: the caller's channels with their settings (and subscribers).
@@ -413,24 +436,62 @@ pub async fn update_properties(
     user: User,
     changes: Vec<PropertyChange>,
 ) -> ActionResult<()> {
-    ctx.db
-        .transaction(move |conn| {
-            for change in &changes {
-                let Some(mut row) =
-                    subscriptions::get(conn, user.id, change.stream_id)?.filter(|s| s.active)
-                else {
-                    return Err(RequestError::bad_request(format!(
-                        "Not subscribed to channel ID {}",
-                        change.stream_id
-                    ))
-                    .into());
-                };
-                apply_property(&mut row.settings, change)?;
-                subscriptions::set_settings(conn, user.id, change.stream_id, &row.settings)?;
+    ctx.write(move |conn, events| {
+        for change in &changes {
+            let Some(mut row) =
+                subscriptions::get(conn, user.id, change.stream_id)?.filter(|s| s.active)
+            else {
+                return Err(RequestError::bad_request(format!(
+                    "Not subscribed to channel ID {}",
+                    change.stream_id
+                ))
+                .into());
+            };
+            apply_property(&mut row.settings, change)?;
+            subscriptions::set_settings(conn, user.id, change.stream_id, &row.settings)?;
+            for (property, value) in property_events(&row.settings, &change.property) {
+                events.push(Event::to_users(
+                    vec![user.id],
+                    subscription_update(change.stream_id, property, value),
+                ));
             }
-            Ok::<_, ActionError>(())
-        })
-        .await
+        }
+        Ok::<_, ActionError>(())
+    })
+    .await
+}
+
+/// The `subscription` `update` events of a changed property, with the stored values: muting
+/// (by either name) sends the deprecated `in_home_view` first and then `is_muted`, as the
+/// reference does.
+fn property_events(settings: &SubscriptionSettings, property: &str) -> Vec<(&'static str, Value)> {
+    let nullable = |value: Option<bool>| value.map_or(Value::Null, Value::Bool);
+    match property {
+        "is_muted" | "in_home_view" => vec![
+            ("in_home_view", (!settings.is_muted).into()),
+            ("is_muted", settings.is_muted.into()),
+        ],
+        "color" => vec![("color", settings.color.clone().into())],
+        "pin_to_top" => vec![("pin_to_top", settings.pin_to_top.into())],
+        "desktop_notifications" => vec![(
+            "desktop_notifications",
+            nullable(settings.desktop_notifications),
+        )],
+        "audible_notifications" => vec![(
+            "audible_notifications",
+            nullable(settings.audible_notifications),
+        )],
+        "push_notifications" => vec![("push_notifications", nullable(settings.push_notifications))],
+        "email_notifications" => vec![(
+            "email_notifications",
+            nullable(settings.email_notifications),
+        )],
+        "wildcard_mentions_notify" => vec![(
+            "wildcard_mentions_notify",
+            nullable(settings.wildcard_mentions_notify),
+        )],
+        _ => Vec::new(),
+    }
 }
 
 /// `GET /users/{user_id}/subscriptions/{stream_id}`: whether a user is subscribed, for callers
@@ -451,13 +512,22 @@ pub async fn subscription_status(
         .await
 }
 
-/// Subscribes a new user to the default channels.
-pub(crate) fn subscribe_to_defaults(conn: &mut DbConn, user: &User) -> ActionResult<()> {
+/// Subscribes a new user to the default channels; the others who see those channels get
+/// `peer_add` (the new account has no queue to tell yet).
+pub(crate) fn subscribe_to_defaults(
+    conn: &mut DbConn,
+    user: &User,
+    people: People<'_>,
+    events: &mut Events,
+) -> ActionResult<()> {
+    let mut notify = SubscribeEvents::default();
     for channel in channels::all(conn)?
         .into_iter()
         .filter(|c| c.is_default && !c.is_archived)
     {
-        subscribe_in_transaction(conn, channel.id, std::slice::from_ref(user))?;
+        let added = subscribe_in_transaction(conn, channel.id, std::slice::from_ref(user))?;
+        notify.record(conn, people, &channel, &added, false, false)?;
     }
+    notify.finish(events);
     Ok(())
 }

@@ -3,6 +3,8 @@
 use crate::auth::{user_by_any_email, AddressMatch};
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
+use crate::notify::channels::{active_users, People};
+use crate::notify::users::user_created;
 use crate::secrets;
 use crate::time::now;
 use parley_domain::email::normalize_email;
@@ -75,9 +77,9 @@ pub async fn do_create_user(ctx: &Context, request: CreateUser) -> ActionResult<
         email_address_visibility: EmailAddressVisibility::Everyone,
         can_create_users: false,
     };
+    let ctx2 = ctx.clone();
     let user = ctx
-        .db
-        .transaction(move |conn| {
+        .write(move |conn, events| {
             let id = match users::insert(conn, &new) {
                 Err(StorageError::UniqueViolation(_)) => {
                     return Err(RequestError::bad_request(format!(
@@ -89,7 +91,17 @@ pub async fn do_create_user(ctx: &Context, request: CreateUser) -> ActionResult<
             };
             let user = users::by_id(conn, id)?
                 .ok_or_else(|| ActionError::Internal("new user vanished".into()))?;
-            crate::subscriptions::subscribe_to_defaults(conn, &user)?;
+            let people = active_users(conn)?;
+            // Everyone learns of the account before its subscriptions (peer_add).
+            for event in user_created(&ctx2, &user, &people) {
+                events.push(event);
+            }
+            let policy = crate::policy::load(conn)?;
+            let people = People {
+                users: &people,
+                groups: &policy.groups,
+            };
+            crate::subscriptions::subscribe_to_defaults(conn, &user, people, events)?;
             Ok::<_, ActionError>(user)
         })
         .await?;

@@ -11,6 +11,7 @@ pub mod ids;
 pub mod message;
 pub mod narrow;
 pub mod permissions;
+pub mod presence;
 pub mod profile_field;
 pub mod realm;
 pub mod role;

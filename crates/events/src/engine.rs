@@ -99,6 +99,19 @@ impl Engine {
         (id, -1)
     }
 
+    /// Starts shutting down: every waiting poll answers now with what its queue holds, and
+    /// later polls do not wait, so that in-flight requests finish before the queues are dumped.
+    pub fn close(&self) {
+        let mut state = self.lock();
+        state.closing = true;
+        for queue in state.queues.values_mut() {
+            if queue.waiters > 0 {
+                queue.generation += 1;
+                queue.notify.notify_waiters();
+            }
+        }
+    }
+
     /// Delivers one event to every matching queue (called by the bus).
     pub fn deliver(&self, event: &Event) {
         let max = self.0.config.max_queue_events;

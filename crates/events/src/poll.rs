@@ -36,6 +36,7 @@ impl Engine {
         let bad_queue = || EventsError::BadQueueId(queue_id.to_owned());
         let (notify, generation, key) = {
             let mut state = self.lock();
+            let closing = state.closing;
             let queue = state.owned_mut(user, queue_id).ok_or_else(bad_queue)?;
             if let Some(last) = last_event_id {
                 queue.acknowledge(last).map_err(|e| match e {
@@ -48,7 +49,7 @@ impl Engine {
                 queue.generation += 1;
                 queue.notify.notify_waiters();
             }
-            if dont_block || !queue.events.is_empty() {
+            if dont_block || !queue.events.is_empty() || closing {
                 let contents = queue.contents();
                 drop(state);
                 return Ok(render_all(&contents));

@@ -16,6 +16,8 @@ pub(crate) struct State {
     pub all_public: Vec<Arc<str>>,
     /// Long-polls waiting, over all queues (including queues removed while they waited).
     pub waiting: usize,
+    /// Set when the server shuts down: polls answer at once instead of waiting.
+    pub closing: bool,
 }
 
 impl State {

@@ -285,3 +285,26 @@ async fn the_bus_delivers_in_order() {
     bus.publish(vec![json_event(&[1], "a"), json_event(&[1], "b")]);
     assert_eq!(types(&poll(&engine, 1, &queue, -1).await), ["a", "b"]);
 }
+
+#[tokio::test]
+async fn closing_releases_waiting_polls_and_stops_waiting() {
+    let engine = Engine::new(EngineConfig {
+        heartbeat: Duration::from_secs(3600),
+        ..EngineConfig::default()
+    });
+    let queue = register(&engine, 1);
+    let waiter = {
+        let engine = engine.clone();
+        let queue = queue.clone();
+        tokio::spawn(async move { engine.get_events(UserId(1), &queue, None, false).await })
+    };
+    while engine.waiting_count() == 0 {
+        tokio::task::yield_now().await;
+    }
+    engine.close();
+    let events = waiter.await.unwrap().unwrap();
+    assert!(events.is_empty(), "a released poll returns what there is: nothing");
+    // Later blocking polls answer at once.
+    let events = engine.get_events(UserId(1), &queue, None, false).await.unwrap();
+    assert!(events.is_empty());
+}

@@ -9,6 +9,7 @@ pub mod groups;
 pub mod messages;
 pub mod migrate;
 pub mod pool;
+pub mod presence;
 pub mod profile_fields;
 pub mod reactions;
 pub mod realms;

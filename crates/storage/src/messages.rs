@@ -801,3 +801,38 @@ pub fn with_rows(
         .map(MessageId)
         .collect())
 }
+
+/// Everyone who received a message, with their flags.
+pub fn recipient_flags(
+    conn: &mut DbConn,
+    message: MessageId,
+) -> Result<Vec<(UserId, i64)>, StorageError> {
+    Ok(user_messages::table
+        .filter(user_messages::message_id.eq(message.0))
+        .select((user_messages::user_id, user_messages::flags))
+        .load::<(i64, i64)>(conn)?
+        .into_iter()
+        .map(|(user, bits)| (UserId(user), bits))
+        .collect())
+}
+
+/// Everyone who received any of these messages.
+pub fn recipients_of_any(
+    conn: &mut DbConn,
+    ids: &[MessageId],
+) -> Result<Vec<UserId>, StorageError> {
+    let raw: Vec<i64> = ids.iter().map(|m| m.0).collect();
+    let mut out = Vec::new();
+    for chunk in raw.chunks(500) {
+        out.extend(
+            user_messages::table
+                .filter(user_messages::message_id.eq_any(chunk))
+                .select(user_messages::user_id)
+                .distinct()
+                .load::<i64>(conn)?,
+        );
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out.into_iter().map(UserId).collect())
+}

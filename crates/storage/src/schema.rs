@@ -189,6 +189,22 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    user_presence (user_id) {
+        user_id -> BigInt,
+        last_active_time -> Nullable<BigInt>,
+        last_connected_time -> BigInt,
+        last_update_id -> BigInt,
+    }
+}
+
+diesel::table! {
+    presence_sequence (id) {
+        id -> BigInt,
+        last_update_id -> BigInt,
+    }
+}
+
 diesel::joinable!(subscriptions -> channels (channel_id));
 diesel::joinable!(subscriptions -> users (user_id));
 diesel::joinable!(user_messages -> messages (message_id));

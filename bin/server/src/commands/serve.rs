@@ -40,12 +40,56 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         "Try it: python3 -c 'import zulip; print(zulip.Client(config_file=\"{}\").get_members())'",
         zuliprc.display()
     );
+    let engine = ctx.events.engine().clone();
+    let gc = engine.spawn_gc();
     let server = HttpServer::new(move || parley_api::app(ctx.clone()))
         .shutdown_timeout(SHUTDOWN_GRACE.as_secs())
+        .disable_signals()
         .bind(config.bind)
-        .with_context(|| format!("cannot listen on {}", config.bind))?;
+        .with_context(|| format!("cannot listen on {}", config.bind))?
+        .run();
+    let handle = server.handle();
+    let stopper = {
+        let engine = engine.clone();
+        tokio::spawn(async move {
+            shutdown_signal().await;
+            tracing::info!("shutting down");
+            // Waiting long-polls answer now, so in-flight requests finish quickly.
+            engine.close();
+            handle.stop(true).await;
+        })
+    };
     tracing::info!(bind = %config.bind, "listening");
-    server.run().await.context("server failed")?;
-    tracing::info!("shut down");
+    server.await.context("server failed")?;
+    stopper.abort();
+    gc.abort();
+    let path = config.event_queues_file();
+    let saved = engine
+        .dump(&path)
+        .with_context(|| format!("cannot save the event queues to {}", path.display()))?;
+    tracing::info!(queues = saved, "shut down; event queues saved");
     Ok(())
+}
+
+/// Resolves on SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }

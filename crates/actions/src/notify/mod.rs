@@ -2,3 +2,5 @@
 //! inside the action's transaction, so that delivery to every queue is a cheap copy.
 
 pub mod messages;
+pub mod channels;
+pub mod users;

@@ -5,6 +5,7 @@
 mod channel_state;
 mod message_state;
 mod people;
+mod presence_state;
 mod realm_state;
 mod settings_state;
 
@@ -198,6 +199,7 @@ pub(crate) fn fetch_snapshot(
     channel_state::fill(&input, &wanted, conn, &mut out)?;
     message_state::fill(&input, &wanted, conn, &mut out)?;
     settings_state::fill(&input, &wanted, conn, &mut out)?;
+    presence_state::fill(&input, &wanted, conn, &mut out)?;
     empty_collections(&wanted, &mut out);
     Ok(out)
 }

@@ -5,10 +5,12 @@ pub mod channels;
 pub mod events;
 pub mod message_flags;
 pub mod messages;
+pub mod presence;
 pub mod profile_fields;
 pub mod reactions;
 pub mod server;
 pub mod subscriptions;
+pub mod typing;
 pub mod users;
 
 use actix_web::web;
@@ -37,12 +39,14 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/users", get => users::list, post => users::create);
     endpoint!(cfg, "/users/me", get => users::me);
     endpoint!(cfg, "/users/me/profile_data", patch => profile_fields::update_own);
+    endpoint!(cfg, "/users/me/presence", post => presence::update);
     endpoint!(cfg, "/users/me/subscriptions",
         get => subscriptions::list, post => subscriptions::subscribe, delete => subscriptions::unsubscribe);
     endpoint!(cfg, "/users/me/subscriptions/properties",
         post => subscriptions::update_properties, patch => subscriptions::update_properties);
     endpoint!(cfg, "/users/me/{stream_id}/topics", get => messages::topics);
     endpoint!(cfg, "/users/{user}", get => users::get_one);
+    endpoint!(cfg, "/users/{user_id_or_email}/presence", get => presence::get_user);
     endpoint!(cfg, "/users/{user_id}/subscriptions/{stream_id}", get => subscriptions::status);
     endpoint!(cfg, "/channels/create", post => channels::create);
     endpoint!(cfg, "/streams", get => channels::list);
@@ -62,8 +66,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/messages/{message_id}/history", get => messages::history);
     endpoint!(cfg, "/messages/{message_id}/read_receipts", get => messages::read_receipts);
     endpoint!(cfg, "/messages/{message_id}/reactions", post => reactions::add, delete => reactions::remove);
+    endpoint!(cfg, "/messages/{message_id}/typing", post => typing::set_for_edit);
     endpoint!(cfg, "/mark_all_as_read", post => message_flags::mark_all);
     endpoint!(cfg, "/mark_stream_as_read", post => message_flags::mark_channel);
     endpoint!(cfg, "/mark_topic_as_read", post => message_flags::mark_topic);
     endpoint!(cfg, "/realm/profile_fields", get => profile_fields::list, post => profile_fields::create);
+    endpoint!(cfg, "/realm/presence", get => presence::realm);
+    endpoint!(cfg, "/typing", post => typing::set);
 }

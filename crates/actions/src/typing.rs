@@ -1,0 +1,325 @@
+//! Typing notifications: who is composing a message (or editing one), told to the people who
+//! would receive it. Nothing is stored; the events are published at once. Only users whose
+//! `receives_typing_notifications` is on get them, and typing in a channel reaches only clients
+//! that declared `stream_typing_notifications`.
+
+use crate::context::Context;
+use crate::error::{ActionError, ActionResult};
+use crate::messages_read::{accessible_message, invalid_message};
+use crate::policy;
+use crate::time::now;
+use crate::user_settings::flag;
+use parley_domain::access::can_access_channel_content;
+use parley_domain::message::{dm_participants, normalize_topic, EMPTY_TOPIC_DISPLAY_NAME};
+use parley_domain::user::User;
+use parley_domain::{ChannelId, MessageId, RequestError, UserId};
+use parley_events::{Body, Capability, Event};
+use parley_storage::{channels, subscriptions, users, DbConn};
+use serde_json::{json, Value};
+
+/// Channels with more subscribers than this get no typing notifications (they would cost much
+/// and say little).
+pub const MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS: usize = 100;
+
+/// Whether the user started or stopped typing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TypingOp {
+    /// Started (or is still) typing.
+    Start,
+    /// Stopped.
+    Stop,
+}
+
+impl TypingOp {
+    /// Parses the API's `op`.
+    pub fn parse(raw: &str) -> Result<TypingOp, RequestError> {
+        match raw {
+            "start" => Ok(TypingOp::Start),
+            "stop" => Ok(TypingOp::Stop),
+            _ => Err(RequestError::invalid_param("op", "Invalid op")),
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            TypingOp::Start => "start",
+            TypingOp::Stop => "stop",
+        }
+    }
+}
+
+/// The parameters of `POST /typing`.
+#[derive(Debug, Clone)]
+pub struct TypingRequest {
+    /// `start` or `stop`.
+    pub op: String,
+    /// `direct` (default; `private` is its old name) or `stream` / `channel`.
+    pub kind: Option<String>,
+    /// Recipients' IDs, for direct messages.
+    pub to: Option<Vec<UserId>>,
+    /// The channel, for channel messages.
+    pub stream_id: Option<ChannelId>,
+    /// The topic, for channel messages.
+    pub topic: Option<String>,
+}
+
+fn user_ref(user: &User, host: &str) -> Value {
+    json!({"user_id": user.id.0, "email": user.api_email(host)})
+}
+
+/// Of these users, those who are active and want typing notifications.
+fn receivers<'a>(people: impl IntoIterator<Item = &'a User>) -> Vec<UserId> {
+    let mut out: Vec<UserId> = Vec::new();
+    for user in people {
+        if user.is_active && flag(user, "receives_typing_notifications") && !out.contains(&user.id)
+        {
+            out.push(user.id);
+        }
+    }
+    out
+}
+
+/// The active subscribers of a channel who want typing notifications; none when the channel is
+/// too large.
+fn channel_receivers(conn: &mut DbConn, channel: ChannelId) -> ActionResult<Vec<UserId>> {
+    let subscribers = subscriptions::active_recipients(conn, channel)?;
+    if subscribers.len() > MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS {
+        return Ok(Vec::new());
+    }
+    Ok(receivers(&users::by_ids(conn, &subscribers)?))
+}
+
+fn disabled(what: &str) -> ActionError {
+    RequestError::bad_request(format!(
+        "User has disabled typing notifications for {what} messages"
+    ))
+    .into()
+}
+
+/// A channel typing event's body: clients without `empty_topic_name` see the empty topic under
+/// its display name.
+fn channel_typing_body(mut body: Value, topic: &str) -> Body {
+    if !topic.is_empty() {
+        return Body::json(body);
+    }
+    let modern = Body::json(body.clone());
+    body["topic"] = EMPTY_TOPIC_DISPLAY_NAME.into();
+    Body::by_capability(Capability::EmptyTopicName, modern, Some(Body::json(body)))
+}
+
+/// Publishes events that change no stored state, under the same gate as committed writes so
+/// that a register never sees them half-way.
+async fn publish(ctx: &Context, events: Vec<Event>) {
+    let _turn = ctx.events.shared().await;
+    ctx.events.publish(events);
+}
+
+/// `POST /typing`: tells a direct message's recipients (the sender included) or a channel's
+/// subscribers that the user started or stopped typing.
+pub async fn send_typing(ctx: &Context, sender: User, request: TypingRequest) -> ActionResult<()> {
+    let op = TypingOp::parse(&request.op)?;
+    let channel_typing = match request.kind.as_deref().unwrap_or("direct") {
+        "direct" | "private" => false,
+        "stream" | "channel" => true,
+        _ => return Err(RequestError::invalid_param("type", "Invalid type").into()),
+    };
+    let host = ctx.realm.host.clone();
+    let event = if channel_typing {
+        let channel_id = request.stream_id.ok_or_else(|| {
+            RequestError::bad_request("Missing 'stream_id' argument").with("var_name", "stream_id")
+        })?;
+        let raw_topic = request
+            .topic
+            .ok_or_else(|| RequestError::bad_request("Missing topic").with("var_name", "topic"))?;
+        let topic = normalize_topic(&raw_topic, "topic")?;
+        if !flag(&sender, "send_stream_typing_notifications") {
+            return Err(disabled("channel"));
+        }
+        ctx.db
+            .run(move |conn| {
+                let policy = policy::load(conn)?;
+                let (channel, subscribed) =
+                    crate::channels::access_channel_by_id(conn, &policy, &sender, channel_id)?;
+                if channel.is_archived
+                    || !can_access_channel_content(&sender, &channel, subscribed, &policy.groups)
+                {
+                    return Err(RequestError::bad_request(format!(
+                        "Not authorized to send to channel '{}'",
+                        channel.name
+                    ))
+                    .into());
+                }
+                if !policy
+                    .groups
+                    .setting_contains(&channel.permissions.can_send_message_group, &sender)
+                {
+                    return Err(RequestError::bad_request(
+                        "You do not have permission to post in this channel.",
+                    )
+                    .into());
+                }
+                let audience = channel_receivers(conn, channel.id)?;
+                let body = json!({
+                    "type": "typing",
+                    "op": op.as_str(),
+                    "message_type": "stream",
+                    "sender": user_ref(&sender, &host),
+                    "stream_id": channel.id.0,
+                    "topic": topic,
+                });
+                Ok::<_, ActionError>(Event::to_users(
+                    audience,
+                    Body::by_capability(
+                        Capability::StreamTypingNotifications,
+                        channel_typing_body(body, &topic),
+                        None,
+                    ),
+                ))
+            })
+            .await?
+    } else {
+        let mut ids = request
+            .to
+            .ok_or_else(|| RequestError::bad_request("Missing 'to' argument").with("var_name", "to"))?;
+        if ids.is_empty() {
+            return Err(RequestError::bad_request("Empty 'to' list").into());
+        }
+        if !flag(&sender, "send_private_typing_notifications") {
+            return Err(disabled("direct"));
+        }
+        if !ids.contains(&sender.id) {
+            ids.push(sender.id);
+        }
+        let mut seen = Vec::with_capacity(ids.len());
+        ids.retain(|id| {
+            let new = !seen.contains(id);
+            seen.push(*id);
+            new
+        });
+        ctx.db
+            .run(move |conn| {
+                let found = users::by_ids(conn, &ids)?;
+                let mut recipients: Vec<&User> = Vec::with_capacity(ids.len());
+                for id in &ids {
+                    // Every ID must name a user: a partial list would point at another
+                    // conversation. Deactivated users stay in the list (it identifies the
+                    // conversation) but are not notified.
+                    let user = found.iter().find(|u| u.id == *id).ok_or_else(|| {
+                        RequestError::bad_request(format!("Invalid user ID {}", id.0))
+                    })?;
+                    recipients.push(user);
+                }
+                let body = json!({
+                    "type": "typing",
+                    "op": op.as_str(),
+                    "message_type": "direct",
+                    "sender": user_ref(&sender, &host),
+                    "recipients": recipients.iter().map(|u| user_ref(u, &host)).collect::<Vec<_>>(),
+                });
+                Ok::<_, ActionError>(Event::json(
+                    receivers(recipients.iter().copied()),
+                    body,
+                ))
+            })
+            .await?
+    };
+    publish(ctx, vec![event]).await;
+    Ok(())
+}
+
+/// `POST /messages/{message_id}/typing`: tells the people who see a message that its sender is
+/// editing it. Only someone who could edit the message now may say so.
+pub async fn send_edit_typing(
+    ctx: &Context,
+    user: User,
+    message_id: MessageId,
+    op: String,
+) -> ActionResult<()> {
+    let op = TypingOp::parse(&op)?;
+    let event = ctx
+        .db
+        .run(move |conn| {
+            let policy = policy::load(conn)?;
+            let message = accessible_message(conn, &policy, &user, message_id)?
+                .ok_or_else(invalid_message)?;
+            let row = message.row;
+            if let Some(channel_id) = row.channel_id {
+                let channel =
+                    channels::by_id(conn, ChannelId(channel_id))?.ok_or_else(invalid_message)?;
+                if channel.is_archived {
+                    return Err(invalid_message());
+                }
+            }
+            if !policy.realm.allow_message_editing {
+                return Err(RequestError::bad_request(
+                    "Your organization has turned off message editing",
+                )
+                .into());
+            }
+            if row.sender_id != user.id.0 {
+                return Err(RequestError::bad_request(
+                    "You don't have permission to edit this message",
+                )
+                .into());
+            }
+            if let Some(limit) = policy.realm.message_content_edit_limit_seconds {
+                if now() - row.date_sent > limit {
+                    return Err(RequestError::bad_request(
+                        "The time limit for editing this message has passed",
+                    )
+                    .into());
+                }
+            }
+            let event = match row.channel_id {
+                Some(channel_id) => {
+                    if !flag(&user, "send_stream_typing_notifications") {
+                        return Err(disabled("channel"));
+                    }
+                    let audience = channel_receivers(conn, ChannelId(channel_id))?;
+                    Event::json(
+                        audience,
+                        json!({
+                            "type": "typing_edit_message",
+                            "op": op.as_str(),
+                            "sender_id": user.id.0,
+                            "message_id": message_id.0,
+                            "recipient": {
+                                "type": "channel",
+                                "channel_id": channel_id,
+                                "topic": row.topic,
+                            },
+                        }),
+                    )
+                }
+                None => {
+                    if !flag(&user, "send_private_typing_notifications") {
+                        return Err(disabled("direct"));
+                    }
+                    let mut participants = row
+                        .dm_key
+                        .as_deref()
+                        .map(dm_participants)
+                        .unwrap_or_default();
+                    if participants.is_empty() {
+                        participants.push(user.id);
+                    }
+                    let audience = receivers(&users::by_ids(conn, &participants)?);
+                    let ids: Vec<i64> = audience.iter().map(|u| u.0).collect();
+                    Event::json(
+                        audience,
+                        json!({
+                            "type": "typing_edit_message",
+                            "op": op.as_str(),
+                            "sender_id": user.id.0,
+                            "message_id": message_id.0,
+                            "recipient": {"type": "direct", "user_ids": ids},
+                        }),
+                    )
+                }
+            };
+            Ok::<_, ActionError>(event)
+        })
+        .await?;
+    publish(ctx, vec![event]).await;
+    Ok(())
+}
