@@ -263,12 +263,7 @@ impl TestApp {
     }
 
     /// Events of a queue of these types only (heartbeats and others dropped).
-    pub async fn events_of(
-        &self,
-        who: &Account,
-        queue_id: &str,
-        types: &[&str],
-    ) -> Vec<Value> {
+    pub async fn events_of(&self, who: &Account, queue_id: &str, types: &[&str]) -> Vec<Value> {
         self.events(who, queue_id, -1)
             .await
             .into_iter()

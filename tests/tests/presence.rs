@@ -129,6 +129,10 @@ backend_test! {
         let ann_entry = &body["presences"][id_key(&ann)];
         assert_eq!(ann_entry, &json!({"active_timestamp": timestamp, "idle_timestamp": timestamp}));
 
+        // Bob was last active ten minutes ago: the legacy format calls him idle.
+        let recent = now();
+        set_stored(&app, &bob, PresenceTimes { last_active_time: Some(recent - 600), last_connected_time: recent }).await;
+
         // The whole organization, legacy format, without the update ID.
         let realm = app.get("/realm/presence").as_user(&bob).send().await.success();
         assert!(realm["server_timestamp"].is_f64());
@@ -138,7 +142,10 @@ backend_test! {
             k.sort();
             k
         });
-        assert_eq!(realm["presences"][&bob.email]["aggregated"]["status"], "idle");
+        assert_eq!(
+            realm["presences"][&bob.email]["aggregated"],
+            json!({"client": "website", "status": "idle", "timestamp": recent})
+        );
 
         // One user, by ID or by email: no client or pushable fields.
         let one = app.get(&format!("/users/{}/presence", ann.user_id.0)).as_user(&bob).send().await.success();

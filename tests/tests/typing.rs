@@ -47,7 +47,11 @@ fn who(account: &Account) -> Value {
     json!({"user_id": account.user_id.0, "email": account.email})
 }
 
-async fn typing(app: &TestApp, sender: &Account, params: &[(&str, Value)]) -> parley_tests::Response {
+async fn typing(
+    app: &TestApp,
+    sender: &Account,
+    params: &[(&str, Value)],
+) -> parley_tests::Response {
     let mut request = app.post("/typing").as_user(sender);
     for (name, value) in params {
         request = match value {

@@ -8,8 +8,8 @@ use parley_actions::bootstrap::{do_ensure_realm, Bootstrap, RealmInit};
 use parley_actions::publish::EventHub;
 use parley_actions::{Context, RealmAddress};
 use parley_events::EngineConfig;
-use std::time::Duration;
 use parley_storage::{DatabaseUrl, Db, PoolOptions};
+use std::time::Duration;
 
 /// Opens the database on a blocking thread (connecting and migrating block) and returns the
 /// actions context.
@@ -39,7 +39,8 @@ pub async fn start(config: &Config) -> anyhow::Result<(Context, Bootstrap)> {
         heartbeat: config.heartbeat,
         queue_timeout: config.queue_timeout,
         // Collect at least twice per timeout, so short timeouts (in tests) take effect.
-        gc_interval: (config.queue_timeout / 2).clamp(Duration::from_millis(100), Duration::from_secs(60)),
+        gc_interval: (config.queue_timeout / 2)
+            .clamp(Duration::from_millis(100), Duration::from_secs(60)),
         ..EngineConfig::default()
     }));
     let restored = ctx

@@ -1,9 +1,9 @@
 //! Per-user message flags: starring, marking read and unread, in bulk or by narrow.
 
 use crate::context::Context;
-use crate::notify::messages::flags_changed;
 use crate::error::ActionResult;
 use crate::messages_read::{accessible_message, invalid_message};
+use crate::notify::messages::flags_changed;
 use crate::policy;
 use parley_domain::message::flags;
 use parley_domain::user::User;
@@ -145,7 +145,13 @@ fn flags_event(
             }
             details.insert(id.0.to_string(), Value::Object(entry));
         }
-        return Ok(flags_changed(user.id, op_name, flag, changed, Some(details)));
+        return Ok(flags_changed(
+            user.id,
+            op_name,
+            flag,
+            changed,
+            Some(details),
+        ));
     }
     Ok(flags_changed(user.id, op_name, flag, changed, None))
 }
@@ -160,14 +166,14 @@ pub async fn update_flags(
 ) -> ActionResult<Map<String, Value>> {
     let bit = editable_flag(&flag)?;
     ctx.write(move |conn, events| {
-            let changed = apply(conn, &user, &ids, bit, op)?;
-            events.push(flags_event(conn, &user, op, &flag, &changed)?);
-            let mut out = Map::new();
-            out.insert("messages".into(), json!(ids));
-            out.insert("ignored_because_not_subscribed_channels".into(), json!([]));
-            Ok(out)
-        })
-        .await
+        let changed = apply(conn, &user, &ids, bit, op)?;
+        events.push(flags_event(conn, &user, op, &flag, &changed)?);
+        let mut out = Map::new();
+        out.insert("messages".into(), json!(ids));
+        out.insert("ignored_because_not_subscribed_channels".into(), json!([]));
+        Ok(out)
+    })
+    .await
 }
 
 /// `POST /messages/flags/narrow`: changes a flag on the messages a narrow selects around an
@@ -223,34 +229,32 @@ pub async fn mark_channel_read(
     topic: Option<String>,
 ) -> ActionResult<()> {
     ctx.write(move |conn, events| {
-            let policy = policy::load(conn)?;
-            crate::channels::access_channel_by_id(conn, &policy, &user, channel)?;
-            let mut conditions = vec![Condition::Channel(channel)];
-            if let Some(topic) = &topic {
-                let topic = parley_domain::message::normalize_topic(topic, "topic_name")?;
-                conditions.push(Condition::Topic(topic.clone()));
-                let audience = messages::Audience {
-                    reader: user.id,
-                    history_channels: Vec::new(),
-                };
-                let any = messages::page(
-                    conn,
-                    &audience,
-                    &conditions,
-                    i64::MAX,
-                    messages::Direction::Before,
-                    true,
-                    1,
-                )?;
-                if any.is_empty() && !topic.is_empty() {
-                    return Err(
-                        RequestError::bad_request(format!("No such topic '{topic}'")).into(),
-                    );
-                }
+        let policy = policy::load(conn)?;
+        crate::channels::access_channel_by_id(conn, &policy, &user, channel)?;
+        let mut conditions = vec![Condition::Channel(channel)];
+        if let Some(topic) = &topic {
+            let topic = parley_domain::message::normalize_topic(topic, "topic_name")?;
+            conditions.push(Condition::Topic(topic.clone()));
+            let audience = messages::Audience {
+                reader: user.id,
+                history_channels: Vec::new(),
+            };
+            let any = messages::page(
+                conn,
+                &audience,
+                &conditions,
+                i64::MAX,
+                messages::Direction::Before,
+                true,
+                1,
+            )?;
+            if any.is_empty() && !topic.is_empty() {
+                return Err(RequestError::bad_request(format!("No such topic '{topic}'")).into());
             }
-            let changed = messages::mark_read_where(conn, user.id, &conditions)?;
-            events.push(flags_changed(user.id, "add", "read", &changed, None));
-            Ok(())
-        })
-        .await
+        }
+        let changed = messages::mark_read_where(conn, user.id, &conditions)?;
+        events.push(flags_changed(user.id, "add", "read", &changed, None));
+        Ok(())
+    })
+    .await
 }

@@ -3,11 +3,11 @@
 
 use crate::channels::access_channel_by_id;
 use crate::context::Context;
-use crate::notify::messages::{message_updated, message_viewers, messages_deleted, DeletedFrom};
 use crate::error::ActionResult;
 use crate::messages_delete::TIME_LIMIT_GRACE_SECONDS;
 use crate::messages_read::{accessible_message, invalid_message};
 use crate::messages_send::check_topic_policy;
+use crate::notify::messages::{message_updated, message_viewers, messages_deleted, DeletedFrom};
 use crate::policy::{self, Policy};
 use crate::publish::Events;
 use crate::time::now;
@@ -394,8 +394,16 @@ pub async fn update_message(
             adjust_recipients(conn, target, &moved)?;
         }
         let after = messages::recipients_of_any(conn, &moved)?;
-        let lost: Vec<UserId> = before.iter().filter(|u| !after.contains(u)).copied().collect();
-        let mut audience: Vec<UserId> = viewers.into_iter().chain(after).filter(|u| !lost.contains(u)).collect();
+        let lost: Vec<UserId> = before
+            .iter()
+            .filter(|u| !after.contains(u))
+            .copied()
+            .collect();
+        let mut audience: Vec<UserId> = viewers
+            .into_iter()
+            .chain(after)
+            .filter(|u| !lost.contains(u))
+            .collect();
         if let Some(target) = &target {
             if target.is_public() || target.history_public_to_subscribers {
                 audience.extend(subscriptions::active_recipients(conn, target.id)?);
@@ -418,7 +426,10 @@ pub async fn update_message(
             events.push(event);
         }
         if !lost.is_empty() {
-            let from = DeletedFrom { channel: Some(channel.id), topic: row.topic.clone() };
+            let from = DeletedFrom {
+                channel: Some(channel.id),
+                topic: row.topic.clone(),
+            };
             events.push(messages_deleted(&moved_sorted, &from, lost));
         }
         post_move_notices(
@@ -472,7 +483,10 @@ fn update_body(
     body.insert("message_ids".into(), json!([row.id]));
     if let Some((content, rendered)) = edited {
         body.insert("orig_content".into(), row.content.clone().into());
-        body.insert("orig_rendered_content".into(), row.rendered_content.clone().into());
+        body.insert(
+            "orig_rendered_content".into(),
+            row.rendered_content.clone().into(),
+        );
         body.insert("content".into(), content.clone().into());
         body.insert("rendered_content".into(), rendered.clone().into());
         body.insert("prev_rendered_content_version".into(), 1.into());

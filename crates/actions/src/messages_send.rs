@@ -222,7 +222,7 @@ pub async fn do_send_message(
                     } else {
                         BTreeSet::new()
                     };
-                    let rows: Vec<(UserId, i64)> = recipients
+                    let mut rows: Vec<(UserId, i64)> = recipients
                         .iter()
                         .map(|user| {
                             let mut bits = if *user == sender.id { sender_bits } else { 0 };
@@ -238,6 +238,10 @@ pub async fn do_send_message(
                             (*user, bits)
                         })
                         .collect();
+                // The sender keeps a copy even when not subscribed, as in the reference.
+                if !rows.iter().any(|(user, _)| *user == sender.id) {
+                    rows.push((sender.id, sender_bits));
+                }
                     let new = NewMessage {
                         sender_id: sender.id,
                         channel_id: Some(channel.id),

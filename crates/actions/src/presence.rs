@@ -10,8 +10,8 @@ use crate::error::{ActionError, ActionResult};
 use crate::user_settings::flag;
 use crate::users::UserRef;
 use parley_domain::presence::{
-    self, history_cutoff, plan_update, PresenceStatus, PresenceTimes,
-    DEFAULT_HISTORY_LIMIT_DAYS, LEGACY_CLIENT, USER_LIMIT_FOR_PRESENCE_EVENTS,
+    self, history_cutoff, plan_update, PresenceStatus, PresenceTimes, DEFAULT_HISTORY_LIMIT_DAYS,
+    LEGACY_CLIENT, USER_LIMIT_FOR_PRESENCE_EVENTS,
 };
 use parley_domain::user::{can_access_delivery_email, User};
 use parley_domain::{RequestError, UserId};
@@ -217,7 +217,9 @@ pub async fn update_presence(
     report: PresenceReport,
 ) -> ActionResult<Map<String, Value>> {
     if user.is_bot() {
-        return Err(RequestError::bad_request("This endpoint does not accept bot requests.").into());
+        return Err(
+            RequestError::bad_request("This endpoint does not accept bot requests.").into(),
+        );
     }
     let status = PresenceStatus::parse(&report.status).ok_or_else(|| {
         RequestError::invalid_param("status", format!("Invalid status: {}", report.status))

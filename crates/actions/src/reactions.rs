@@ -1,9 +1,9 @@
 //! Emoji reactions.
 
 use crate::context::Context;
-use crate::notify::messages::{message_viewers, reaction_changed};
 use crate::error::ActionResult;
 use crate::messages_read::{accessible_message, invalid_message};
+use crate::notify::messages::{message_viewers, reaction_changed};
 use crate::policy;
 use parley_domain::message::flags;
 use parley_domain::user::User;
@@ -83,51 +83,50 @@ pub async fn add_reaction(
 ) -> ActionResult<()> {
     let ctx2 = ctx.clone();
     ctx.write(move |conn, events| {
-            let policy = policy::load(conn)?;
-            let found =
-                accessible_message(conn, &policy, &user, id)?.ok_or_else(invalid_message)?;
-            let existing = reactions::of_messages(conn, &[id])?;
-            // Someone already used this emoji: reuse their name, skip validation.
-            let (name, code, kind) = match existing.iter().find(|r| {
-                Some(&r.emoji_code) == emoji.emoji_code.as_ref()
-                    && r.reaction_type
-                        == emoji
-                            .reaction_type
-                            .clone()
-                            .unwrap_or_else(|| "unicode_emoji".into())
-            }) {
-                Some(r) => (
-                    r.emoji_name.clone(),
-                    r.emoji_code.clone(),
-                    r.reaction_type.clone(),
-                ),
-                None => resolve_emoji(&emoji)?,
-            };
-            if found.flags.is_none() {
-                messages::add_historical_row(conn, user.id, id, flags::READ | flags::HISTORICAL)?;
+        let policy = policy::load(conn)?;
+        let found = accessible_message(conn, &policy, &user, id)?.ok_or_else(invalid_message)?;
+        let existing = reactions::of_messages(conn, &[id])?;
+        // Someone already used this emoji: reuse their name, skip validation.
+        let (name, code, kind) = match existing.iter().find(|r| {
+            Some(&r.emoji_code) == emoji.emoji_code.as_ref()
+                && r.reaction_type
+                    == emoji
+                        .reaction_type
+                        .clone()
+                        .unwrap_or_else(|| "unicode_emoji".into())
+        }) {
+            Some(r) => (
+                r.emoji_name.clone(),
+                r.emoji_code.clone(),
+                r.reaction_type.clone(),
+            ),
+            None => resolve_emoji(&emoji)?,
+        };
+        if found.flags.is_none() {
+            messages::add_historical_row(conn, user.id, id, flags::READ | flags::HISTORICAL)?;
+        }
+        let reaction = Reaction {
+            message_id: id,
+            user_id: user.id,
+            emoji_name: name,
+            emoji_code: code,
+            reaction_type: kind,
+        };
+        match reactions::add(conn, &reaction) {
+            Err(StorageError::UniqueViolation(_)) => {
+                return Err(RequestError::new(
+                    ErrorCode::ReactionAlreadyExists,
+                    "Reaction already exists.",
+                )
+                .into())
             }
-            let reaction = Reaction {
-                message_id: id,
-                user_id: user.id,
-                emoji_name: name,
-                emoji_code: code,
-                reaction_type: kind,
-            };
-            match reactions::add(conn, &reaction) {
-                Err(StorageError::UniqueViolation(_)) => {
-                    return Err(RequestError::new(
-                        ErrorCode::ReactionAlreadyExists,
-                        "Reaction already exists.",
-                    )
-                    .into())
-                }
-                other => other?,
-            }
-            let audience = message_viewers(conn, &found.row)?;
-            events.push(reaction_changed(&ctx2, "add", &user, &reaction, audience));
-            Ok(())
-        })
-        .await
+            other => other?,
+        }
+        let audience = message_viewers(conn, &found.row)?;
+        events.push(reaction_changed(&ctx2, "add", &user, &reaction, audience));
+        Ok(())
+    })
+    .await
 }
 
 /// `DELETE /messages/{message_id}/reactions`.
@@ -145,40 +144,39 @@ pub async fn remove_reaction(
     }
     let ctx2 = ctx.clone();
     ctx.write(move |conn, events| {
-            let policy = policy::load(conn)?;
-            let found =
-                accessible_message(conn, &policy, &user, id)?.ok_or_else(invalid_message)?;
-            let kind = emoji
-                .reaction_type
-                .clone()
-                .unwrap_or_else(|| "unicode_emoji".to_owned());
-            let code = match (&emoji.emoji_code, &emoji.emoji_name) {
-                (Some(code), _) => code.clone(),
-                (None, Some(name)) => reactions::of_messages(conn, &[id])?
-                    .into_iter()
-                    .find(|r| {
-                        r.user_id == user.id && &r.emoji_name == name && r.reaction_type == kind
-                    })
-                    .map(|r| r.emoji_code)
-                    .or_else(|| parley_markdown::emoji_code_for_name(name))
-                    .unwrap_or_default(),
-                (None, None) => String::new(),
-            };
-            let existing = reactions::of_messages(conn, &[id])?.into_iter().find(|r| {
-                r.user_id == user.id && r.emoji_code == code && r.reaction_type == kind
-            });
-            if !reactions::remove(conn, id, user.id, &code, &kind)? {
-                return Err(RequestError::new(
-                    ErrorCode::ReactionDoesNotExist,
-                    "Reaction doesn't exist.",
-                )
-                .into());
-            }
-            if let Some(reaction) = existing {
-                let audience = message_viewers(conn, &found.row)?;
-                events.push(reaction_changed(&ctx2, "remove", &user, &reaction, audience));
-            }
-            Ok(())
-        })
-        .await
+        let policy = policy::load(conn)?;
+        let found = accessible_message(conn, &policy, &user, id)?.ok_or_else(invalid_message)?;
+        let kind = emoji
+            .reaction_type
+            .clone()
+            .unwrap_or_else(|| "unicode_emoji".to_owned());
+        let code = match (&emoji.emoji_code, &emoji.emoji_name) {
+            (Some(code), _) => code.clone(),
+            (None, Some(name)) => reactions::of_messages(conn, &[id])?
+                .into_iter()
+                .find(|r| r.user_id == user.id && &r.emoji_name == name && r.reaction_type == kind)
+                .map(|r| r.emoji_code)
+                .or_else(|| parley_markdown::emoji_code_for_name(name))
+                .unwrap_or_default(),
+            (None, None) => String::new(),
+        };
+        let existing = reactions::of_messages(conn, &[id])?
+            .into_iter()
+            .find(|r| r.user_id == user.id && r.emoji_code == code && r.reaction_type == kind);
+        if !reactions::remove(conn, id, user.id, &code, &kind)? {
+            return Err(RequestError::new(
+                ErrorCode::ReactionDoesNotExist,
+                "Reaction doesn't exist.",
+            )
+            .into());
+        }
+        if let Some(reaction) = existing {
+            let audience = message_viewers(conn, &found.row)?;
+            events.push(reaction_changed(
+                &ctx2, "remove", &user, &reaction, audience,
+            ));
+        }
+        Ok(())
+    })
+    .await
 }

@@ -178,9 +178,9 @@ pub async fn send_typing(ctx: &Context, sender: User, request: TypingRequest) ->
             })
             .await?
     } else {
-        let mut ids = request
-            .to
-            .ok_or_else(|| RequestError::bad_request("Missing 'to' argument").with("var_name", "to"))?;
+        let mut ids = request.to.ok_or_else(|| {
+            RequestError::bad_request("Missing 'to' argument").with("var_name", "to")
+        })?;
         if ids.is_empty() {
             return Err(RequestError::bad_request("Empty 'to' list").into());
         }
@@ -216,10 +216,7 @@ pub async fn send_typing(ctx: &Context, sender: User, request: TypingRequest) ->
                     "sender": user_ref(&sender, &host),
                     "recipients": recipients.iter().map(|u| user_ref(u, &host)).collect::<Vec<_>>(),
                 });
-                Ok::<_, ActionError>(Event::json(
-                    receivers(recipients.iter().copied()),
-                    body,
-                ))
+                Ok::<_, ActionError>(Event::json(receivers(recipients.iter().copied()), body))
             })
             .await?
     };

@@ -299,7 +299,10 @@ mod tests {
 
     #[test]
     fn parses_statuses() {
-        assert_eq!(PresenceStatus::parse("active"), Some(PresenceStatus::Active));
+        assert_eq!(
+            PresenceStatus::parse("active"),
+            Some(PresenceStatus::Active)
+        );
         assert_eq!(PresenceStatus::parse("idle"), Some(PresenceStatus::Idle));
         assert_eq!(PresenceStatus::parse("offline"), None);
     }

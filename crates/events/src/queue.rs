@@ -90,8 +90,8 @@ impl Queue {
     }
 
     /// Appends an event with the next ID. An `update_message_flags` event that the reference
-    /// server compresses is merged into a pending one of the same (op, flag), which moves to the
-    /// end and takes the new ID; clients see one event instead of hundreds while scrolling.
+    /// server compresses is merged into the newest pending event when that one has the same
+    /// (op, flag), taking the new ID; clients see one event instead of hundreds while scrolling.
     pub fn push(&mut self, item: Item) -> i64 {
         let id = self.next_id;
         self.next_id += 1;
@@ -107,10 +107,15 @@ impl Queue {
         id
     }
 
+    /// Merges only into the newest queued event: unlike the reference, which moves a merged
+    /// event past everything queued since, so that a flag change can arrive after the deletion
+    /// of its message, merging never reorders what the client applies.
     fn merge_into_pending(&mut self, map: &Map<String, Value>, id: i64) -> Option<i64> {
+        let last = self.events.back()?.id;
         let slot = self.mergeable.iter().position(|&pending| {
-            matches!(self.find(pending), Some(QueuedEvent { item: Item::Json(old), .. })
-                if merge::same_kind(old, map))
+            pending == last
+                && matches!(self.find(pending), Some(QueuedEvent { item: Item::Json(old), .. })
+                    if merge::same_kind(old, map))
         })?;
         let old_id = self.mergeable.remove(slot);
         let index = self.index_of(old_id)?;

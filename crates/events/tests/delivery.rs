@@ -263,25 +263,30 @@ async fn pending_flag_events_are_merged() {
     let engine = engine();
     let queue = register(&engine, 1);
     engine.deliver(&flags_event("add", "read", &[1, 2]));
+    engine.deliver(&flags_event("add", "read", &[2, 3]));
     engine.deliver(&flags_event("add", "starred", &[1]));
     engine.deliver(&json_event(&[1], "presence"));
-    engine.deliver(&flags_event("add", "read", &[2, 3]));
+    engine.deliver(&flags_event("add", "starred", &[4]));
     engine.deliver(&flags_event("remove", "read", &[4]));
     engine.deliver(&flags_event("remove", "read", &[5]));
 
     let events = poll(&engine, 1, &queue, -1).await;
-    assert_eq!(ids(&events), [1, 2, 3, 4, 5]);
-    assert_eq!(events[0]["flag"], "starred");
-    assert_eq!(events[1]["type"], "presence");
-    assert_eq!(events[2]["flag"], "read");
-    assert_eq!(events[2]["messages"], json!([1, 2, 3]));
+    // Consecutive events of one kind merge; nothing moves past an event of another kind, so
+    // a client applies changes in the order they happened.
+    assert_eq!(ids(&events), [1, 2, 3, 4, 5, 6]);
+    assert_eq!(events[0]["flag"], "read");
+    assert_eq!(events[0]["messages"], json!([1, 2, 3]));
+    assert_eq!(events[1]["flag"], "starred");
+    assert_eq!(events[1]["messages"], json!([1]));
+    assert_eq!(events[2]["type"], "presence");
     assert_eq!(events[3]["messages"], json!([4]));
-    assert_eq!(events[4]["messages"], json!([5]));
+    assert_eq!(events[4]["messages"], json!([4]));
+    assert_eq!(events[5]["messages"], json!([5]));
 
     // Handed-out events are no longer merged into.
     engine.deliver(&flags_event("add", "read", &[6]));
-    let events = poll(&engine, 1, &queue, 5).await;
-    assert_eq!(ids(&events), [6]);
+    let events = poll(&engine, 1, &queue, 6).await;
+    assert_eq!(ids(&events), [7]);
     assert_eq!(events[0]["messages"], json!([6]));
 }
 

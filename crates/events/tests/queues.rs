@@ -303,8 +303,14 @@ async fn closing_releases_waiting_polls_and_stops_waiting() {
     }
     engine.close();
     let events = waiter.await.unwrap().unwrap();
-    assert!(events.is_empty(), "a released poll returns what there is: nothing");
+    assert!(
+        events.is_empty(),
+        "a released poll returns what there is: nothing"
+    );
     // Later blocking polls answer at once.
-    let events = engine.get_events(UserId(1), &queue, None, false).await.unwrap();
+    let events = engine
+        .get_events(UserId(1), &queue, None, false)
+        .await
+        .unwrap();
     assert!(events.is_empty());
 }

@@ -99,10 +99,7 @@ pub fn message_sent(
 
 /// Everyone who may see a message: its recipients, and for channels whose history subscribers
 /// can read, every subscriber.
-pub fn message_viewers(
-    conn: &mut DbConn,
-    row: &messages::MessageRow,
-) -> ActionResult<Vec<UserId>> {
+pub fn message_viewers(conn: &mut DbConn, row: &messages::MessageRow) -> ActionResult<Vec<UserId>> {
     let mut users = messages::recipients_of(conn, MessageId(row.id))?;
     if let Some(channel) = row.channel_id {
         let channel = parley_storage::channels::by_id(conn, parley_domain::ChannelId(channel))?;
@@ -126,11 +123,15 @@ pub fn message_updated(
     message: MessageId,
     audience: &[UserId],
 ) -> ActionResult<Vec<Event>> {
-    let own: std::collections::HashMap<UserId, i64> =
-        messages::recipient_flags(conn, message)?.into_iter().collect();
+    let own: std::collections::HashMap<UserId, i64> = messages::recipient_flags(conn, message)?
+        .into_iter()
+        .collect();
     let mut groups: std::collections::BTreeMap<Option<i64>, Vec<UserId>> = Default::default();
     for user in audience {
-        groups.entry(own.get(user).copied()).or_default().push(*user);
+        groups
+            .entry(own.get(user).copied())
+            .or_default()
+            .push(*user);
     }
     Ok(groups
         .into_iter()

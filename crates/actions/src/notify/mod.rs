@@ -1,6 +1,6 @@
 //! Builders of the events that actions publish: each computes the payload and its audience once,
 //! inside the action's transaction, so that delivery to every queue is a cheap copy.
 
-pub mod messages;
 pub mod channels;
+pub mod messages;
 pub mod users;

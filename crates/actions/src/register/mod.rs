@@ -209,7 +209,8 @@ pub(crate) fn fetch_snapshot(
 fn empty_collections(wanted: &Wanted, out: &mut Map<String, Value>) {
     let empty_list = || Value::Array(Vec::new());
     let empty_map = || Value::Object(Map::new());
-    let parts: [(&str, &str, fn() -> Value); 17] = [
+    type Part = (&'static str, &'static str, fn() -> Value);
+    let parts: [Part; 17] = [
         ("alert_words", "alert_words", || Value::Array(Vec::new())),
         ("drafts", "drafts", || Value::Array(Vec::new())),
         ("saved_snippets", "saved_snippets", || {
