@@ -4,8 +4,9 @@ Starts parley, seeds a channel with two topics and a few messages through the of
 client, writes a zuliprc for a member, runs `zulip-term -c zuliprc --debug` in a detached tmux
 session (200x50, private tmux socket) and reads the screen with `tmux capture-pane -p`. Checks
 that the screen shows the channel, the topics and the messages, that a message sent by another
-user appears live, and that a message typed in zulip-term (`r` to reply to the focused message,
-text, `ctrl d` to send) reaches the server. zulip-term's own logs (tracebacks, API requests, in
+user appears live, that the channel's topics are listed (`q` to search streams, `Enter`, `t`),
+that `Enter` on a topic narrows to it, and that a message typed in zulip-term (`r` to reply to
+the focused message, text, `ctrl d` to send) reaches the server. zulip-term's own logs (tracebacks, API requests, in
 its working directory) and the server's log are printed when something fails.
 
 zulip-term 0.7.0 declares Python < 3.11; it is installed with `pip install
@@ -153,20 +154,52 @@ def run(owner, site, zulip_term, work_dir, tmux):
     ok, screen = tmux.wait_for(lambda s: "live from python" in s, timeout=15)
     check("a message sent by another user appears live", ok, screen)
 
+    # zulip-term 0.7.0 starts with the focus in the left panel. Find the channel with `q`
+    # (search streams), `Enter` focuses it, `t` lists its topics (GET /users/me/{id}/topics),
+    # `Enter` narrows to the most recent topic and focuses its messages.
+    def left(s):
+        return "\n".join(line[:29] for line in s.splitlines())
+
+    def middle(s):
+        return "\n".join(line[30:] for line in s.splitlines())
+
+    screens = []
+    for _ in range(3):
+        tmux.keys("q")
+        time.sleep(0.5)
+        tmux.keys("terminal", literal=True)
+        ok, screen = tmux.wait_for(lambda s: "# general" not in left(s) and f"# {CHANNEL}" in left(s), 5)
+        if ok:
+            break
+        screens.append(screen)
+        tmux.keys("Escape")  # leave the search box, then try again
+        time.sleep(1)
+    check("`q` filters the streams list down to the channel", ok, "\n\n".join(screens))
+    if screens and ok:
+        print("info `q` needed another try; the screen before:\n" + "\n\n".join(screens))
+    tmux.keys("Enter")
+    time.sleep(0.5)
+    tmux.keys("t")
+    ok, screen = tmux.wait_for(lambda s: TOPIC in left(s) and OTHER_TOPIC in left(s), 10)
+    check("`t` lists the channel's topics in the left panel", ok, screen)
+    tmux.keys("Enter")
+    ok, screen = tmux.wait_for(
+        lambda s: "live from python" in middle(s) and "a message in another topic" not in middle(s), 10
+    )
+    check("`Enter` on the topic narrows the messages to it", ok, screen)
+
     # Reply to the focused message: `r` opens the compose box with the channel and topic.
     compose_open = False
-    for _ in range(5):
+    for _ in range(3):
         tmux.keys("r")
         compose_open, screen = tmux.wait_for(
-            lambda s: any(line.lstrip("│ ").startswith(f"# {CHANNEL}") and "▶" in line
+            lambda s: any(line.lstrip("\u2502 ").startswith(f"# {CHANNEL}") and TOPIC in line
                           for line in s.splitlines()[20:]),
             timeout=3,
         )
         if compose_open:
             break
-        tmux.keys("Escape")
-        time.sleep(0.5)
-    check("`r` opens the compose box", compose_open, screen)
+    check("`r` opens the compose box for the channel and topic", compose_open, screen)
     if not compose_open:
         return
     typed = "typed in zulip-term over tmux"
@@ -193,7 +226,7 @@ def run(owner, site, zulip_term, work_dir, tmux):
         check("in the channel and topic replied to",
               arrived.get("display_recipient") == CHANNEL and arrived.get("subject") == TOPIC, arrived)
     ok, screen = tmux.wait_for(
-        lambda s: typed in "\n".join(s.splitlines()[:45]) and "ZT-EXITED" not in s, timeout=10
+        lambda s: f"\u2592 {typed}" in s and "ZT-EXITED" not in s, timeout=10
     )
     check("zulip-term shows its own message in the list", ok, screen)
     time.sleep(1)

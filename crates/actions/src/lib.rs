@@ -31,6 +31,7 @@ pub mod subscriptions;
 pub mod time;
 pub mod typing;
 pub mod user_settings;
+pub mod user_topics;
 pub mod users;
 
 pub use context::{Context, RealmAddress};

@@ -55,6 +55,9 @@ pub struct SendMessage {
 pub struct Sent {
     /// The new message's ID.
     pub id: MessageId,
+    /// The sender's new policy for the topic, when sending changed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub automatic_new_visibility_policy: Option<i64>,
 }
 
 fn not_authorized(channel: &str) -> ActionError {
@@ -193,6 +196,7 @@ pub async fn do_send_message(
                 .unwrap_or_else(|| default_read_by_sender(&request.client));
             let sender_bits = if read_by_sender { flags::READ } else { 0 };
             let now = now();
+            let mut automatic_new_visibility_policy = None;
             let id = match request.kind {
                 message::MessageKind::Channel => {
                     let (channel, subscribed) = channel_for_send(conn, &policy, &sender, &request.to)?;
@@ -205,6 +209,7 @@ pub async fn do_send_message(
                     let raw_topic = request.topic.as_deref().ok_or_else(|| RequestError::bad_request("Missing topic"))?;
                     let topic = normalize_topic(raw_topic, "topic")?;
                     check_topic_policy(&policy, &channel, &topic)?;
+                    let starts_topic = !messages::topic_exists(conn, channel.id, &topic)?;
                     let rendered = rendering::render(conn, &ctx2.realm.url, &content);
                     let recipients = subscriptions::active_recipients(conn, channel.id)?;
                     if rendered.stream_wildcard {
@@ -265,6 +270,15 @@ pub async fn do_send_message(
                         public_channel: channel.is_public(),
                         local_echo: request.local_echo.clone(),
                     })?);
+                    let mentioned_ids: Vec<UserId> = rows
+                        .iter()
+                        .filter(|(_, bits)| bits & flags::MENTIONED != 0)
+                        .map(|(user, _)| *user)
+                        .collect();
+                    let mentioned = users::by_ids(conn, &mentioned_ids)?;
+                    automatic_new_visibility_policy = crate::user_topics::apply_after_send(
+                        conn, events, &sender, channel.id, &new.topic, starts_topic, &mentioned,
+                    )?;
                     id
                 }
                 message::MessageKind::Direct => {
@@ -323,7 +337,7 @@ pub async fn do_send_message(
                     id
                 }
             };
-            Ok(Sent { id })
+            Ok(Sent { id, automatic_new_visibility_policy })
         })
         .await
 }

@@ -17,6 +17,7 @@ pub mod realm;
 pub mod role;
 pub mod settings;
 pub mod user;
+pub mod user_topic;
 pub mod version;
 
 pub use error::{ErrorCode, RequestError};

@@ -20,6 +20,7 @@ pub mod summaries;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod url;
+pub mod user_topics;
 pub mod users;
 
 pub use conn::DbConn;

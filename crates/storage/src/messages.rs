@@ -836,3 +836,17 @@ pub fn recipients_of_any(
     out.dedup();
     Ok(out.into_iter().map(UserId).collect())
 }
+
+/// Whether a channel topic has any message (case-insensitively).
+pub fn topic_exists(
+    conn: &mut DbConn,
+    channel: ChannelId,
+    topic: &str,
+) -> Result<bool, StorageError> {
+    Ok(diesel::select(diesel::dsl::exists(
+        messages::table
+            .filter(messages::channel_id.eq(channel.0))
+            .filter(messages::topic_key.eq(topic.to_lowercase())),
+    ))
+    .get_result(conn)?)
+}

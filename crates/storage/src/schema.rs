@@ -210,6 +210,17 @@ diesel::joinable!(subscriptions -> users (user_id));
 diesel::joinable!(user_messages -> messages (message_id));
 diesel::joinable!(reactions -> messages (message_id));
 
+diesel::table! {
+    user_topics (user_id, channel_id, topic_key) {
+        user_id -> BigInt,
+        channel_id -> BigInt,
+        topic_key -> Text,
+        topic -> Text,
+        visibility_policy -> BigInt,
+        last_updated -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     realms,
     users,
@@ -225,4 +236,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     messages,
     user_messages,
     reactions,
+    user_topics,
 );

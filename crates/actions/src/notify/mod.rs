@@ -3,4 +3,5 @@
 
 pub mod channels;
 pub mod messages;
+pub mod topics;
 pub mod users;

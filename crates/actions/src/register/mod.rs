@@ -199,6 +199,15 @@ pub(crate) fn fetch_snapshot(
     channel_state::fill(&input, &wanted, conn, &mut out)?;
     message_state::fill(&input, &wanted, conn, &mut out)?;
     settings_state::fill(&input, &wanted, conn, &mut out)?;
+    if wanted.wants("user_topic") || wanted.wants("muted_topics") {
+        let (user_topics, muted) = crate::user_topics::snapshot(conn, user.id, |t| input.topic(t))?;
+        if wanted.wants("user_topic") {
+            out.insert("user_topics".into(), user_topics);
+        }
+        if wanted.wants("muted_topics") {
+            out.insert("muted_topics".into(), muted);
+        }
+    }
     presence_state::fill(&input, &wanted, conn, &mut out)?;
     empty_collections(&wanted, &mut out);
     Ok(out)
@@ -259,12 +268,6 @@ fn empty_collections(wanted: &Wanted, out: &mut Map<String, Value>) {
         if wanted.wants(kind) && !out.contains_key(key) {
             out.insert(key.into(), value());
         }
-    }
-    if wanted.wants("user_topic") && !out.contains_key("user_topics") {
-        out.insert("user_topics".into(), empty_list());
-    }
-    if wanted.wants("muted_topics") && !out.contains_key("muted_topics") {
-        out.insert("muted_topics".into(), empty_list());
     }
     if wanted.wants("realm_embedded_bots") {
         out.insert("realm_embedded_bots".into(), empty_list());

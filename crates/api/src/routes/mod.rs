@@ -11,6 +11,7 @@ pub mod reactions;
 pub mod server;
 pub mod subscriptions;
 pub mod typing;
+pub mod user_topics;
 pub mod users;
 
 use actix_web::web;
@@ -70,6 +71,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/mark_all_as_read", post => message_flags::mark_all);
     endpoint!(cfg, "/mark_stream_as_read", post => message_flags::mark_channel);
     endpoint!(cfg, "/mark_topic_as_read", post => message_flags::mark_topic);
+    endpoint!(cfg, "/user_topics", post => user_topics::update);
     endpoint!(cfg, "/realm/profile_fields", get => profile_fields::list, post => profile_fields::create);
     endpoint!(cfg, "/realm/presence", get => presence::realm);
     endpoint!(cfg, "/typing", post => typing::set);

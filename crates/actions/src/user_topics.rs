@@ -1,0 +1,171 @@
+//! Topic visibility: muting, unmuting and following topics, by hand (`POST /user_topics`) and
+//! automatically when sending or being mentioned.
+
+use crate::channels::access_channel_by_id;
+use crate::context::Context;
+use crate::error::ActionResult;
+use crate::notify::topics::{muted_topics_changed, user_topic_changed};
+use crate::policy;
+use crate::publish::Events;
+use crate::time::now;
+use crate::user_settings::effective_settings;
+use parley_domain::message::normalize_topic;
+use parley_domain::user::User;
+use parley_domain::user_topic::{self, SendContext, VisibilityPolicy};
+use parley_domain::{ChannelId, RequestError, UserId};
+use parley_storage::{channels, subscriptions, user_topics, DbConn};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+/// Stores a policy and records its events: `user_topic`, and `muted_topics` when muting is
+/// involved.
+fn set_policy(
+    conn: &mut DbConn,
+    events: &mut Events,
+    user: UserId,
+    channel: ChannelId,
+    topic: &str,
+    old: VisibilityPolicy,
+    new: VisibilityPolicy,
+) -> ActionResult<()> {
+    let now = now();
+    user_topics::set(conn, user, channel, topic, new.code(), now)?;
+    events.push(user_topic_changed(user, channel, topic, new.code(), now));
+    if old == VisibilityPolicy::Muted || new == VisibilityPolicy::Muted {
+        let all = user_topics::of_user(conn, user)?;
+        let ids: Vec<ChannelId> = all.iter().map(|t| ChannelId(t.channel_id)).collect();
+        let names: HashMap<i64, String> = channels::by_ids(conn, &ids)?
+            .into_iter()
+            .map(|c| (c.id.0, c.name))
+            .collect();
+        let muted = all
+            .iter()
+            .filter(|t| t.visibility_policy == VisibilityPolicy::Muted.code())
+            .filter_map(|t| names.get(&t.channel_id).map(|n| (n.clone(), t)))
+            .collect();
+        events.push(muted_topics_changed(user, muted));
+    }
+    Ok(())
+}
+
+fn current(
+    conn: &mut DbConn,
+    user: UserId,
+    channel: ChannelId,
+    topic: &str,
+) -> ActionResult<VisibilityPolicy> {
+    Ok(user_topics::for_topic(conn, &[user], channel, topic)?
+        .first()
+        .and_then(|t| VisibilityPolicy::from_code(t.visibility_policy))
+        .unwrap_or(VisibilityPolicy::Inherit))
+}
+
+/// `POST /user_topics`: sets the caller's policy for a topic of a channel they may see.
+pub async fn do_set_user_topic(
+    ctx: &Context,
+    user: User,
+    channel: ChannelId,
+    topic: String,
+    policy: i64,
+) -> ActionResult<()> {
+    let new = VisibilityPolicy::from_code(policy).ok_or_else(|| {
+        RequestError::invalid_param("visibility_policy", "Invalid visibility_policy")
+    })?;
+    let topic = normalize_topic(&topic, "topic")?;
+    ctx.write(move |conn, events| {
+        let policy = policy::load(conn)?;
+        access_channel_by_id(conn, &policy, &user, channel)?;
+        let old = current(conn, user.id, channel, &topic)?;
+        if old != new {
+            set_policy(conn, events, user.id, channel, &topic, old, new)?;
+        }
+        Ok(())
+    })
+    .await
+}
+
+/// After a channel message is stored: the sender's automatic follow/unmute policies and, for
+/// mentioned people, following topics where they are mentioned. Returns the sender's new policy
+/// when it changed (`automatic_new_visibility_policy`).
+pub(crate) fn apply_after_send(
+    conn: &mut DbConn,
+    events: &mut Events,
+    sender: &User,
+    channel: ChannelId,
+    topic: &str,
+    starts_topic: bool,
+    mentioned: &[User],
+) -> ActionResult<Option<i64>> {
+    let mut sender_change = None;
+    if !sender.is_bot() {
+        let settings = effective_settings(sender);
+        let int = |name: &str| settings.get(name).and_then(Value::as_i64).unwrap_or(4);
+        let muted = subscriptions::get(conn, sender.id, channel)?
+            .is_some_and(|s| s.active && s.settings.is_muted);
+        let old = current(conn, sender.id, channel, topic)?;
+        let decision = user_topic::after_send(SendContext {
+            follow_policy: int("automatically_follow_topics_policy"),
+            unmute_policy: int("automatically_unmute_topics_in_muted_streams_policy"),
+            starts_topic,
+            channel_muted: muted,
+            current: old,
+        });
+        if let Some(new) = decision {
+            set_policy(conn, events, sender.id, channel, topic, old, new)?;
+            sender_change = Some(new.code());
+        }
+    }
+    for person in mentioned
+        .iter()
+        .filter(|p| p.id != sender.id && !p.is_bot())
+    {
+        let settings = effective_settings(person);
+        let wants = settings
+            .get("automatically_follow_topics_where_mentioned")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        if !wants {
+            continue;
+        }
+        let old = current(conn, person.id, channel, topic)?;
+        if let Some(new) = user_topic::after_mention(old) {
+            set_policy(conn, events, person.id, channel, topic, old, new)?;
+        }
+    }
+    Ok(sender_change)
+}
+
+/// The snapshot's `user_topics` and legacy `muted_topics`.
+pub(crate) fn snapshot(
+    conn: &mut DbConn,
+    user: UserId,
+    show_topic: impl Fn(&str) -> String,
+) -> ActionResult<(Value, Value)> {
+    let all = user_topics::of_user(conn, user)?;
+    let ids: Vec<ChannelId> = all.iter().map(|t| ChannelId(t.channel_id)).collect();
+    let names: HashMap<i64, String> = channels::by_ids(conn, &ids)?
+        .into_iter()
+        .map(|c| (c.id.0, c.name))
+        .collect();
+    let user_topics: Vec<Value> = all
+        .iter()
+        .map(|t| {
+            json!({
+                "stream_id": t.channel_id,
+                "topic_name": show_topic(&t.topic),
+                "last_updated": t.last_updated,
+                "visibility_policy": t.visibility_policy,
+            })
+        })
+        .collect();
+    let muted: Vec<Value> = all
+        .iter()
+        .filter(|t| t.visibility_policy == VisibilityPolicy::Muted.code())
+        .filter_map(|t| {
+            names
+                .get(&t.channel_id)
+                .map(|n| json!([n, show_topic(&t.topic), t.last_updated]))
+        })
+        .collect();
+    Ok((Value::Array(user_topics), Value::Array(muted)))
+}

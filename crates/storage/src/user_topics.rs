@@ -1,0 +1,99 @@
+//! People's visibility policies for topics.
+
+use crate::conn::DbConn;
+use crate::error::StorageError;
+use crate::schema::user_topics;
+use diesel::prelude::*;
+use parley_domain::{ChannelId, UserId};
+
+/// One person's policy for one topic.
+#[derive(Debug, Clone, PartialEq, Queryable)]
+pub struct UserTopic {
+    /// Whose.
+    pub user_id: i64,
+    /// The channel.
+    pub channel_id: i64,
+    /// The topic, lower-cased.
+    pub topic_key: String,
+    /// The topic as last named.
+    pub topic: String,
+    /// The policy's API value (never 0: inherit is no row).
+    pub visibility_policy: i64,
+    /// When it was set, Unix seconds.
+    pub last_updated: i64,
+}
+
+type Columns = (
+    user_topics::user_id,
+    user_topics::channel_id,
+    user_topics::topic_key,
+    user_topics::topic,
+    user_topics::visibility_policy,
+    user_topics::last_updated,
+);
+
+const COLUMNS: Columns = (
+    user_topics::user_id,
+    user_topics::channel_id,
+    user_topics::topic_key,
+    user_topics::topic,
+    user_topics::visibility_policy,
+    user_topics::last_updated,
+);
+
+/// The policies of these users for one topic.
+pub fn for_topic(
+    conn: &mut DbConn,
+    users: &[UserId],
+    channel: ChannelId,
+    topic: &str,
+) -> Result<Vec<UserTopic>, StorageError> {
+    let ids: Vec<i64> = users.iter().map(|u| u.0).collect();
+    Ok(user_topics::table
+        .filter(user_topics::channel_id.eq(channel.0))
+        .filter(user_topics::topic_key.eq(topic.to_lowercase()))
+        .filter(user_topics::user_id.eq_any(ids))
+        .select(COLUMNS)
+        .load(conn)?)
+}
+
+/// Every policy a user set, oldest change first.
+pub fn of_user(conn: &mut DbConn, user: UserId) -> Result<Vec<UserTopic>, StorageError> {
+    Ok(user_topics::table
+        .filter(user_topics::user_id.eq(user.0))
+        .order((user_topics::last_updated, user_topics::channel_id))
+        .select(COLUMNS)
+        .load(conn)?)
+}
+
+/// Sets a policy; 0 (inherit) removes it.
+pub fn set(
+    conn: &mut DbConn,
+    user: UserId,
+    channel: ChannelId,
+    topic: &str,
+    policy: i64,
+    now: i64,
+) -> Result<(), StorageError> {
+    let key = topic.to_lowercase();
+    diesel::delete(
+        user_topics::table
+            .filter(user_topics::user_id.eq(user.0))
+            .filter(user_topics::channel_id.eq(channel.0))
+            .filter(user_topics::topic_key.eq(&key)),
+    )
+    .execute(conn)?;
+    if policy != 0 {
+        diesel::insert_into(user_topics::table)
+            .values((
+                user_topics::user_id.eq(user.0),
+                user_topics::channel_id.eq(channel.0),
+                user_topics::topic_key.eq(&key),
+                user_topics::topic.eq(topic),
+                user_topics::visibility_policy.eq(policy),
+                user_topics::last_updated.eq(now),
+            ))
+            .execute(conn)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,120 @@
+//! Topic visibility: `POST /user_topics`, and the automatic follow/unmute policies that sending
+//! and being mentioned apply, with their events and snapshot.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use parley_domain::Role;
+use parley_tests::{backend_test, Account, TestApp};
+use serde_json::{json, Value};
+
+async fn setup(app: &TestApp) -> (Account, Account, i64) {
+    let ann = app
+        .create_user("ann@parley.test", "Ann", Role::Member)
+        .await;
+    let bob = app
+        .create_user("bob@parley.test", "Bob", Role::Member)
+        .await;
+    let dev = app.create_channel(&ann, "dev", &[&ann, &bob], &[]).await;
+    (ann, bob, dev)
+}
+
+async fn send(app: &TestApp, who: &Account, topic: &str, content: &str) -> Value {
+    app.post("/messages")
+        .as_user(who)
+        .param("type", "stream")
+        .param("to", "dev")
+        .param("topic", topic)
+        .param("content", content)
+        .send()
+        .await
+        .success()
+}
+
+fn policies(snapshot: &Value) -> Vec<(String, i64)> {
+    snapshot["user_topics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["topic_name"].as_str().unwrap().to_owned(),
+                t["visibility_policy"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+backend_test! {
+    async fn starting_a_topic_follows_it(app) {
+        let (ann, _, dev) = setup(&app).await;
+        let q = app.register(&ann, &[]).await["queue_id"].as_str().unwrap().to_owned();
+        let first = send(&app, &ann, "plans", "hello").await;
+        assert_eq!(first["automatic_new_visibility_policy"], 3);
+        let second = send(&app, &ann, "Plans", "again").await;
+        assert!(second.get("automatic_new_visibility_policy").is_none(), "{second}");
+        let events = app.events_of(&ann, &q, &["user_topic"]).await;
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0]["stream_id"], dev);
+        assert_eq!(events[0]["topic_name"], "plans");
+        assert_eq!(events[0]["visibility_policy"], 3);
+        assert!(events[0]["last_updated"].is_i64());
+        assert_eq!(policies(&app.register(&ann, &[]).await), [("plans".to_owned(), 3)]);
+    }
+}
+
+backend_test! {
+    async fn mentions_follow_and_muted_channels_unmute(app) {
+        let (ann, bob, dev) = setup(&app).await;
+        send(&app, &ann, "t", "start").await;
+        let q = app.register(&bob, &[]).await["queue_id"].as_str().unwrap().to_owned();
+        send(&app, &ann, "t", "hi @**Bob**").await;
+        let events = app.events_of(&bob, &q, &["user_topic"]).await;
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0]["visibility_policy"], 3);
+
+        // In a channel Bob muted, sending to an existing topic unmutes it for him.
+        app.post("/users/me/subscriptions/properties").as_user(&bob)
+            .json_param("subscription_data", &json!([{"stream_id": dev, "property": "is_muted", "value": true}]))
+            .send().await.success();
+        send(&app, &ann, "old", "exists").await;
+        let sent = send(&app, &bob, "old", "me too").await;
+        assert_eq!(sent["automatic_new_visibility_policy"], 2);
+    }
+}
+
+backend_test! {
+    async fn setting_policies_by_hand(app) {
+        let (ann, _, dev) = setup(&app).await;
+        let q = app.register(&ann, &[("event_types", json!(["muted_topics"]))]).await["queue_id"]
+            .as_str().unwrap().to_owned();
+        let q2 = app.register(&ann, &[("event_types", json!(["user_topic", "muted_topics"]))]).await["queue_id"]
+            .as_str().unwrap().to_owned();
+        app.post("/user_topics").as_user(&ann).param("stream_id", dev).param("topic", "noise")
+            .param("visibility_policy", 1).send().await.success();
+        let snapshot = app.register(&ann, &[]).await;
+        assert_eq!(policies(&snapshot), [("noise".to_owned(), 1)]);
+        assert_eq!(snapshot["muted_topics"][0][0], "dev");
+        assert_eq!(snapshot["muted_topics"][0][1], "noise");
+        // Legacy clients get the muted list; clients asking for both get only user_topic.
+        let legacy = app.events(&ann, &q, -1).await;
+        assert_eq!(legacy.len(), 1);
+        assert_eq!(legacy[0]["type"], "muted_topics");
+        assert_eq!(legacy[0]["muted_topics"][0][1], "noise");
+        let modern: Vec<Value> = app.events(&ann, &q2, -1).await;
+        assert_eq!(modern.len(), 1);
+        assert_eq!(modern[0]["type"], "user_topic");
+
+        app.post("/user_topics").as_user(&ann).param("stream_id", dev).param("topic", "noise")
+            .param("visibility_policy", 0).send().await.success();
+        assert!(policies(&app.register(&ann, &[]).await).is_empty());
+
+        let body = app.post("/user_topics").as_user(&ann).param("stream_id", dev).param("topic", "x")
+            .param("visibility_policy", 7).send().await.error(400, "BAD_REQUEST");
+        assert!(body["msg"].as_str().unwrap().contains("visibility_policy"));
+        app.post("/user_topics").as_user(&ann).param("stream_id", 9999).param("topic", "x")
+            .param("visibility_policy", 1).send().await.error(400, "BAD_REQUEST");
+        let secret = app.create_channel(&app.owner, "secret", &[&app.owner], &[("invite_only", json!(true))]).await;
+        app.post("/user_topics").as_user(&ann).param("stream_id", secret).param("topic", "x")
+            .param("visibility_policy", 1).send().await.error(400, "BAD_REQUEST");
+    }
+}
