@@ -307,3 +307,33 @@ async fn idle_polls_get_heartbeats_and_idle_queues_are_collected() {
             .error(400, "BAD_EVENT_QUEUE_ID");
     }
 }
+
+backend_test! {
+    async fn notification_settings_are_null_only_for_clients_that_handle_it(app) {
+        let (ann, _, _) = people(&app).await;
+        let modern = [("client_capabilities", json!({"notification_settings_null": true}))];
+        let find = |s: &Value| -> Value {
+            s["subscriptions"].as_array().unwrap().iter()
+                .find(|c| c["name"] == "dev").cloned().unwrap()
+        };
+        let new_style = app.register(&ann, &modern).await;
+        let old_style = app.register(&ann, &[]).await;
+        assert_eq!(find(&new_style)["desktop_notifications"], Value::Null);
+        // Inherited from enable_stream_desktop_notifications (off by default).
+        assert_eq!(find(&old_style)["desktop_notifications"], false);
+        assert_eq!(find(&old_style)["wildcard_mentions_notify"], true);
+        let dev = find(&new_style)["stream_id"].as_i64().unwrap();
+        let change = |value: Value| json!([{"stream_id": dev, "property": "push_notifications", "value": value}]);
+        app.post("/users/me/subscriptions/properties").as_user(&ann)
+            .json_param("subscription_data", &change(json!(true))).send().await.success();
+        app.post("/users/me/subscriptions/properties").as_user(&ann)
+            .json_param("subscription_data", &change(Value::Null)).send().await.success();
+        let q_new = queue_id(&new_style);
+        let q_old = queue_id(&old_style);
+        let values = |events: Vec<Value>| -> Vec<Value> {
+            events.iter().filter(|e| e["op"] == "update").map(|e| e["value"].clone()).collect()
+        };
+        assert_eq!(values(app.events_of(&ann, &q_new, &["subscription"]).await), [json!(true), Value::Null]);
+        assert_eq!(values(app.events_of(&ann, &q_old, &["subscription"]).await), [json!(true), json!(false)]);
+    }
+}

@@ -15,7 +15,15 @@ struct Queue {
     snapshot: Value,
 }
 
+/// Registers a queue. Clients here handle null notification settings (as the subscription
+/// endpoints return them) unless the capabilities say otherwise, so that subscription objects in
+/// events compare equal to `GET /users/me/subscriptions`.
 async fn register(app: &TestApp, who: &Account, types: &[&str], capabilities: Value) -> Queue {
+    let mut capabilities = capabilities;
+    if let Some(map) = capabilities.as_object_mut() {
+        map.entry("notification_settings_null")
+            .or_insert(json!(true));
+    }
     let body = app
         .post("/register")
         .as_user(who)

@@ -373,6 +373,45 @@ pub fn subscription_object(
     fields
 }
 
+/// Per-channel notification settings and the personal settings they inherit from when null.
+const INHERITED_NOTIFICATION_SETTINGS: [(&str, &str); 5] = [
+    (
+        "desktop_notifications",
+        "enable_stream_desktop_notifications",
+    ),
+    (
+        "audible_notifications",
+        "enable_stream_audible_notifications",
+    ),
+    ("push_notifications", "enable_stream_push_notifications"),
+    ("email_notifications", "enable_stream_email_notifications"),
+    ("wildcard_mentions_notify", "wildcard_mentions_notify"),
+];
+
+/// The personal setting a null per-channel notification setting inherits, for clients without
+/// `notification_settings_null`, which expect booleans.
+pub(crate) fn inherited_value(user: &User, property: &str) -> Option<Value> {
+    let (_, personal) = INHERITED_NOTIFICATION_SETTINGS
+        .iter()
+        .find(|(name, _)| *name == property)?;
+    crate::user_settings::effective_settings(user).remove(*personal)
+}
+
+/// A subscription object with null notification settings replaced by the user's own settings.
+pub(crate) fn with_inherited_notifications(
+    user: &User,
+    mut fields: Map<String, Value>,
+) -> Map<String, Value> {
+    for (name, _) in INHERITED_NOTIFICATION_SETTINGS {
+        if fields.get(name).is_some_and(Value::is_null) {
+            if let Some(value) = inherited_value(user, name) {
+                fields.insert(name.to_owned(), value);
+            }
+        }
+    }
+    fields
+}
+
 /// One change of `PATCH /users/me/subscriptions/properties`.
 #[derive(Debug, Clone, serde::Deserialize)]
 pub struct PropertyChange {
@@ -450,10 +489,15 @@ pub async fn update_properties(
             apply_property(&mut row.settings, change)?;
             subscriptions::set_settings(conn, user.id, change.stream_id, &row.settings)?;
             for (property, value) in property_events(&row.settings, &change.property) {
-                events.push(Event::to_users(
-                    vec![user.id],
-                    subscription_update(change.stream_id, property, value),
-                ));
+                let body = match inherited_value(&user, property).filter(|_| value.is_null()) {
+                    Some(inherited) => parley_events::Body::by_capability(
+                        parley_events::Capability::NotificationSettingsNull,
+                        subscription_update(change.stream_id, property, value),
+                        Some(subscription_update(change.stream_id, property, inherited)),
+                    ),
+                    None => subscription_update(change.stream_id, property, value),
+                };
+                events.push(Event::to_users(vec![user.id], body));
             }
         }
         Ok::<_, ActionError>(())

@@ -101,9 +101,24 @@ pub fn stream_archived(channel: &Channel, subscriber_count: i64) -> Body {
     Body::by_capability(Capability::ArchivedChannels, update, Some(delete))
 }
 
-/// `subscription` `add` with these subscription objects.
-pub fn subscription_add(subscriptions: Vec<Value>) -> Body {
-    Body::json(json!({"type": "subscription", "op": "add", "subscriptions": subscriptions}))
+/// `subscription` `add` with these subscription objects: as stored for clients with
+/// `notification_settings_null`, with inherited booleans for the others.
+pub fn subscription_add(user: &User, subscriptions: Vec<Map<String, Value>>) -> Body {
+    let resolved: Vec<Map<String, Value>> = subscriptions
+        .iter()
+        .map(|s| crate::subscriptions::with_inherited_notifications(user, s.clone()))
+        .collect();
+    let body = |list: Vec<Map<String, Value>>| {
+        Body::json(json!({"type": "subscription", "op": "add", "subscriptions": list}))
+    };
+    if resolved == subscriptions {
+        return body(subscriptions);
+    }
+    Body::by_capability(
+        Capability::NotificationSettingsNull,
+        body(subscriptions),
+        Some(body(resolved)),
+    )
 }
 
 /// `subscription` `remove` of these channels.
@@ -177,7 +192,7 @@ fn push_to(events: &mut Vec<Event>, users: impl IntoIterator<Item = UserId>, bod
 #[derive(Default)]
 pub struct SubscribeEvents {
     creates: Vec<Event>,
-    adds: BTreeMap<UserId, Vec<Value>>,
+    adds: BTreeMap<UserId, (User, Vec<Map<String, Value>>)>,
     peers: Vec<Event>,
 }
 
@@ -230,10 +245,11 @@ impl SubscribeEvents {
             for user in added {
                 if let Some(row) = subscriptions::get(conn, *user, channel.id)? {
                     let object = subscription_object(channel, &row.settings, &after, true);
-                    self.adds
-                        .entry(*user)
-                        .or_default()
-                        .push(Value::Object(object));
+                    if let Some(entry) = self.adds.get_mut(user) {
+                        entry.1.push(object);
+                    } else if let Some(person) = parley_storage::users::by_id(conn, *user)? {
+                        self.adds.insert(*user, (person, vec![object]));
+                    }
                 }
             }
         }
@@ -253,8 +269,11 @@ impl SubscribeEvents {
         for event in self.creates {
             events.push(event);
         }
-        for (user, subscriptions) in self.adds {
-            events.push(Event::to_users(vec![user], subscription_add(subscriptions)));
+        for (user, (person, subscriptions)) in self.adds {
+            events.push(Event::to_users(
+                vec![user],
+                subscription_add(&person, subscriptions),
+            ));
         }
         for event in self.peers {
             events.push(event);

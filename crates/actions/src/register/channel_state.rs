@@ -3,7 +3,7 @@
 
 use super::{IncludeSubscribers, SnapshotInput, Wanted};
 use crate::error::ActionResult;
-use crate::subscriptions::subscription_object;
+use crate::subscriptions::{subscription_object, with_inherited_notifications};
 use parley_domain::access::can_access_channel_metadata;
 use parley_domain::channel::Channel;
 use parley_domain::{ChannelId, UserId};
@@ -74,6 +74,9 @@ pub(super) fn fill(
                 Some(sub) => {
                     let mut fields =
                         subscription_object(channel, &sub.settings, subscribers, false);
+                    if !input.request.client_capabilities.notification_settings_null {
+                        fields = with_inherited_notifications(me, fields);
+                    }
                     with_subscribers(&mut fields, subscribers);
                     if sub.active {
                         subscribed.push(Value::Object(fields));

@@ -22,7 +22,10 @@ pub(super) fn fill(
         realm_users(input, conn, &everyone, out)?;
     }
     if wanted.wants("realm_user_groups") {
-        let list = group_objects(conn, &input.policy.groups, &everyone)?;
+        let mut list = group_objects(conn, &input.policy.groups, &everyone)?;
+        if !input.request.client_capabilities.include_deactivated_groups {
+            list.retain(|g| g["deactivated"] != true);
+        }
         out.insert("realm_user_groups".into(), Value::Array(list));
     }
     if wanted.wants("custom_profile_fields") {
