@@ -30,12 +30,23 @@ test-postgres:
     psql -U root -d postgres -qc "CREATE DATABASE parley_test"
     TEST_DATABASE_URL={{pg_url}} cargo test --workspace
 
-# The official Python client against the binary.
+# The official Python client against the binary: the API, then event queues (call_on_each_event,
+# heartbeats, a graceful restart, collected and deleted queues).
 python-client:
     cargo build --bin parley
     python3 -m venv target/ci-venv
     target/ci-venv/bin/pip install --quiet zulip
     target/ci-venv/bin/python tests/python/test_python_client.py --parley target/debug/parley
+    target/ci-venv/bin/python tests/python/test_python_events.py --parley target/debug/parley
+
+# zulip-term 0.7.0 in tmux against the binary (its own venv; needs tmux).
+zulip-term:
+    cargo build --bin parley
+    python3 -m venv target/ci-venv
+    target/ci-venv/bin/pip install --quiet zulip
+    python3 -m venv target/zt-venv
+    target/zt-venv/bin/pip install --quiet --ignore-requires-python zulip-term==0.7.0 zulip==0.9.1 urwid==2.1.2 urwid-readline==0.15.1 pygments==2.21.0 tzlocal==5.4.5 lxml==6.1.3 beautifulsoup4==4.15.0 python-dateutil==4.0.0
+    target/ci-venv/bin/python tests/python/test_zulip_term.py --parley target/debug/parley --zulip-term target/zt-venv/bin/zulip-term
 
 # Benchmarks: message send/read on a seeded history (BENCH_MESSAGES, default 100000) and Markdown.
 bench messages="100000":

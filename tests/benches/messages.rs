@@ -9,10 +9,10 @@
 
 use parley_actions::rate_limit::{RateLimiter, RateLimits};
 use parley_domain::message::flags;
-use parley_domain::{ChannelId, Role, UserId};
+use parley_domain::{ChannelId, UserId};
 use parley_storage::messages::{self, NewMessage};
 use parley_storage::testing::Backend;
-use parley_tests::{Account, TestApp};
+use parley_tests::TestApp;
 use serde_json::json;
 use std::time::{Duration, Instant};
 
@@ -58,37 +58,9 @@ async fn main() {
 
     // Users are inserted directly: hashing a thousand passwords would dominate the set-up.
     let started = Instant::now();
-    let ids: Vec<UserId> = app
-        .ctx
-        .db
-        .transaction(move |conn| {
-            let mut ids = Vec::new();
-            for i in 0..subscribers {
-                let new = parley_storage::users::NewUser {
-                    delivery_email: format!("bench{i}@parley.test"),
-                    full_name: format!("Bench {i}"),
-                    password_hash: None,
-                    api_key: format!("{:0>32}", i),
-                    role: Role::Member,
-                    bot_type: None,
-                    bot_owner_id: None,
-                    timezone: String::new(),
-                    date_joined: 0,
-                    email_address_visibility: parley_domain::user::EmailAddressVisibility::Everyone,
-                    can_create_users: false,
-                };
-                ids.push(parley_storage::users::insert(conn, &new)?);
-            }
-            Ok::<_, parley_storage::StorageError>(ids)
-        })
-        .await
-        .unwrap();
-    let sender = Account {
-        user_id: ids[0],
-        email: "bench0@parley.test".into(),
-        api_key: format!("{:0>32}", 0),
-        password: String::new(),
-    };
+    let accounts = app.create_users_fast("bench", subscribers).await;
+    let ids: Vec<UserId> = accounts.iter().map(|a| a.user_id).collect();
+    let sender = accounts[0].clone();
     let mut members: Vec<i64> = ids.iter().map(|u| u.0).collect();
     members.push(app.owner.user_id.0);
     let channel = app

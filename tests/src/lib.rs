@@ -238,6 +238,46 @@ impl TestApp {
             .expect("message id")
     }
 
+    /// Inserts `count` members straight into storage (no password hashing, no events), for
+    /// benchmarks that need many users; their API keys are their index, zero-padded.
+    pub async fn create_users_fast(&self, prefix: &str, count: usize) -> Vec<Account> {
+        let prefix = prefix.to_owned();
+        let host = self.ctx.realm.host.clone();
+        let key = |i: usize| format!("{:0>32}", i);
+        let made = self
+            .ctx
+            .db
+            .transaction(move |conn| {
+                let mut made = Vec::new();
+                for i in 0..count {
+                    let new = parley_storage::users::NewUser {
+                        delivery_email: format!("{prefix}{i}@{host}"),
+                        full_name: format!("{prefix} {i}"),
+                        password_hash: None,
+                        api_key: key(i),
+                        role: Role::Member,
+                        bot_type: None,
+                        bot_owner_id: None,
+                        timezone: String::new(),
+                        date_joined: 0,
+                        email_address_visibility:
+                            parley_domain::user::EmailAddressVisibility::Everyone,
+                        can_create_users: false,
+                    };
+                    let id = parley_storage::users::insert(conn, &new)?;
+                    made.push(Account {
+                        user_id: id,
+                        email: new.delivery_email,
+                        api_key: key(i),
+                        password: String::new(),
+                    });
+                }
+                Ok::<_, parley_storage::StorageError>(made)
+            })
+            .await;
+        made.expect("insert users")
+    }
+
     /// Registers an event queue for `who` with these extra parameters (JSON values); returns
     /// the register response.
     pub async fn register(&self, who: &Account, params: &[(&str, Value)]) -> Value {
