@@ -337,3 +337,28 @@ backend_test! {
         assert_eq!(values(app.events_of(&ann, &q_old, &["subscription"]).await), [json!(true), json!(false)]);
     }
 }
+
+backend_test! {
+    async fn anonymous_register_needs_public_access(app) {
+        let body = app.post("/register").send().await.error(401, "UNAUTHORIZED");
+        assert!(body["msg"].as_str().unwrap().contains("Not logged in"));
+        app.ctx.db.run(|conn| parley_storage::realms::set_spectator_access(conn, true)).await.unwrap();
+        app.create_channel(&app.owner, "open", &[&app.owner], &[("is_web_public", json!(true))]).await;
+        app.create_channel(&app.owner, "closed", &[&app.owner], &[]).await;
+        let s = app.post("/register").send().await.success();
+        assert_eq!(s["queue_id"], Value::Null);
+        assert!(s["realm_name"].is_string());
+        let names: Vec<&str> = s["streams"].as_array().unwrap().iter()
+            .map(|c| c["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["open"]);
+        let body = app.post("/register").param("client_gravatar", "true").send().await
+            .error(400, "BAD_REQUEST");
+        assert!(body["msg"].as_str().unwrap().contains("client_gravatar"));
+        let body = app.post("/register").param("include_subscribers", "true").send().await
+            .error(400, "BAD_REQUEST");
+        assert!(body["msg"].as_str().unwrap().contains("include_subscribers"));
+        // Credentials that are sent must still be right.
+        app.post("/register").basic_auth("nobody@parley.test", "wrong").send().await
+            .error(401, "INVALID_API_KEY");
+    }
+}

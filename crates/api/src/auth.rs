@@ -73,6 +73,24 @@ impl FromRequest for Auth {
     }
 }
 
+/// The caller when credentials were sent, None for an anonymous request (public access).
+/// Credentials that are sent must be valid.
+#[derive(Debug, Clone)]
+pub struct MaybeAuth(pub Option<User>);
+
+impl FromRequest for MaybeAuth {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        if req.headers().get(header::AUTHORIZATION).is_none() {
+            return Box::pin(async { Ok(MaybeAuth(None)) });
+        }
+        let auth = Auth::from_request(req, payload);
+        Box::pin(async move { Ok(MaybeAuth(Some(auth.await?.0))) })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

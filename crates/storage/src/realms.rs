@@ -74,6 +74,14 @@ pub fn set_name(conn: &mut DbConn, name: &str) -> Result<(), StorageError> {
     Ok(())
 }
 
+/// Turns public (spectator) access to web-public channels on or off.
+pub fn set_spectator_access(conn: &mut DbConn, enabled: bool) -> Result<(), StorageError> {
+    diesel::update(realms::table)
+        .set(realms::enable_spectator_access.eq(enabled))
+        .execute(conn)?;
+    Ok(())
+}
+
 /// Every stored organization permission and limit, by name (values are JSON text).
 pub fn permissions(conn: &mut DbConn) -> Result<HashMap<String, String>, StorageError> {
     Ok(realm_permissions::table

@@ -74,7 +74,6 @@ pub(crate) struct SnapshotInput<'a> {
     pub user: &'a User,
     pub request: &'a RegisterRequest,
     pub policy: &'a policy::Policy,
-    pub stored_realm: &'a std::collections::HashMap<String, String>,
 }
 
 impl SnapshotInput<'_> {
@@ -168,6 +167,88 @@ pub async fn do_register(
     Ok(snapshot)
 }
 
+/// `POST /register` without credentials, in organizations that allow public access: no queue
+/// (`queue_id` null) and what a spectator may see: the organization and its web-public channels.
+/// Asking for Gravatar handling or subscriber lists is an error then, as the spec says.
+pub async fn do_register_spectator(
+    ctx: &Context,
+    client_gravatar: Option<bool>,
+    request: RegisterRequest,
+) -> ActionResult<Map<String, Value>> {
+    if client_gravatar == Some(true) {
+        return Err(RequestError::invalid_param(
+            "client_gravatar",
+            "Invalid 'client_gravatar' parameter for anonymous request",
+        )
+        .into());
+    }
+    if request.include_subscribers != IncludeSubscribers::No {
+        return Err(RequestError::invalid_param(
+            "include_subscribers",
+            "Invalid 'include_subscribers' parameter for anonymous request",
+        )
+        .into());
+    }
+    let ctx2 = ctx.clone();
+    ctx.db
+        .run(move |conn| {
+            let realm =
+                realms::get(conn)?.ok_or_else(|| ActionError::Internal("no realm".into()))?;
+            if !realm.enable_spectator_access {
+                return Err(RequestError::new(
+                    parley_domain::ErrorCode::Unauthorized,
+                    "Not logged in: API authentication or user session required",
+                )
+                .into());
+            }
+            let kinds = request
+                .fetch_event_types
+                .as_ref()
+                .or(request.event_types.as_ref());
+            let wanted = Wanted(kinds.map(|list| list.iter().cloned().collect()));
+            let policy = policy::load(conn)?;
+            let stored_realm = realms::permissions(conn)?;
+            let mut out = Map::new();
+            realm_state::versions(&mut out);
+            if wanted.wants("realm") {
+                realm_state::realm_fields(&ctx2, &policy, &stored_realm, conn, &realm, &mut out)?;
+            }
+            if wanted.wants("stream") || wanted.wants("subscription") {
+                let counts = parley_storage::subscriptions::all_subscribers(conn)?;
+                let public: Vec<Value> = parley_storage::channels::all(conn)?
+                    .into_iter()
+                    .filter(|c| c.is_web_public && !c.is_archived)
+                    .map(|c| {
+                        let count = counts.get(&c.id).map_or(0, Vec::len) as i64;
+                        Value::Object(c.api_fields(count))
+                    })
+                    .collect();
+                if wanted.wants("stream") {
+                    out.insert("streams".into(), Value::Array(public.clone()));
+                }
+                if wanted.wants("subscription") {
+                    // Spectators read web-public channels as if subscribed to them.
+                    out.insert("subscriptions".into(), Value::Array(public));
+                    out.insert("unsubscribed".into(), Value::Array(Vec::new()));
+                    out.insert("never_subscribed".into(), Value::Array(Vec::new()));
+                }
+            }
+            if wanted.wants("realm_user") {
+                out.insert("realm_users".into(), Value::Array(Vec::new()));
+                out.insert("realm_non_active_users".into(), Value::Array(Vec::new()));
+                out.insert("cross_realm_bots".into(), Value::Array(Vec::new()));
+            }
+            if wanted.wants("message") {
+                out.insert("max_message_id".into(), (-1).into());
+            }
+            empty_collections(&wanted, &mut out);
+            out.insert("queue_id".into(), Value::Null);
+            out.insert("last_event_id".into(), (-1).into());
+            Ok(out)
+        })
+        .await
+}
+
 /// Reads the snapshot: the parts `fetch_event_types` (else `event_types`) asks for.
 pub(crate) fn fetch_snapshot(
     ctx: &Context,
@@ -187,13 +268,12 @@ pub(crate) fn fetch_snapshot(
         user,
         request,
         policy: &policy,
-        stored_realm: &stored_realm,
     };
     let mut out = Map::new();
     realm_state::versions(&mut out);
     let realm = realms::get(conn)?.ok_or_else(|| ActionError::Internal("no realm".into()))?;
     if wanted.wants("realm") {
-        realm_state::realm_fields(&input, conn, &realm, &mut out)?;
+        realm_state::realm_fields(ctx, &policy, &stored_realm, conn, &realm, &mut out)?;
     }
     people::fill(&input, &wanted, conn, &mut out)?;
     channel_state::fill(&input, &wanted, conn, &mut out)?;

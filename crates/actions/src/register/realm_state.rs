@@ -1,12 +1,14 @@
 //! The organization and server part of a snapshot: versions, limits and `realm_*` settings.
 
-use super::SnapshotInput;
+use crate::context::Context;
 use crate::error::ActionResult;
+use crate::policy::Policy;
 use parley_domain::message::EMPTY_TOPIC_DISPLAY_NAME;
 use parley_domain::realm::{limits, Realm, RealmPolicy};
 use parley_domain::version;
 use parley_storage::DbConn;
 use serde_json::{json, Map, Value};
+use std::collections::HashMap;
 
 /// Stream names and descriptions are limited like the reference's.
 const MAX_STREAM_NAME_LENGTH: i64 = 60;
@@ -37,17 +39,18 @@ fn limit(value: Option<i64>) -> Value {
 
 /// The `realm` part: organization settings, limits and server facts.
 pub(super) fn realm_fields(
-    input: &SnapshotInput<'_>,
+    ctx: &Context,
+    policy: &Policy,
+    stored_realm: &HashMap<String, String>,
     conn: &mut DbConn,
     realm: &Realm,
     out: &mut Map<String, Value>,
 ) -> ActionResult<()> {
-    let policy: &RealmPolicy = &input.policy.realm;
-    let url = &input.ctx.realm.url;
+    let policy: &RealmPolicy = &policy.realm;
+    let url = &ctx.realm.url;
     let description = crate::rendering::render(conn, url, &realm.description).html;
     let stored = |name: &str| -> Option<Value> {
-        input
-            .stored_realm
+        stored_realm
             .get(name)
             .and_then(|text| serde_json::from_str(text).ok())
     };
@@ -122,7 +125,7 @@ pub(super) fn realm_fields(
     put("realm_logo_source", "D".into());
     put("realm_night_logo_url", "".into());
     put("realm_night_logo_source", "D".into());
-    put("realm_bot_domain", input.ctx.realm.host.clone().into());
+    put("realm_bot_domain", ctx.realm.host.clone().into());
     put(
         "realm_enable_spectator_access",
         realm.enable_spectator_access.into(),

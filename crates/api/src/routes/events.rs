@@ -1,6 +1,6 @@
 //! Event queues: register, poll, delete.
 
-use crate::auth::Auth;
+use crate::auth::{Auth, MaybeAuth};
 use crate::envelope::Success;
 use crate::error::ApiResult;
 use crate::params;
@@ -110,13 +110,16 @@ fn register_request(p: &mut ParamMap) -> Result<RegisterRequest, RequestError> {
     })
 }
 
-/// `POST /register`.
+/// `POST /register`, with `client_gravatar` as sent (its default depends on authentication).
 #[derive(Debug)]
-pub struct RegisterParams(RegisterRequest);
+pub struct RegisterParams(RegisterRequest, Option<bool>);
 
 impl params::FromParams for RegisterParams {
     fn from_params(p: &mut ParamMap) -> Result<Self, RequestError> {
-        Ok(RegisterParams(register_request(p)?))
+        let client_gravatar = p.take::<Option<bool>>("client_gravatar")?;
+        let mut request = register_request(p)?;
+        request.client_gravatar = client_gravatar.unwrap_or(true);
+        Ok(RegisterParams(request, client_gravatar))
     }
 }
 
@@ -132,12 +135,15 @@ fn user_agent_client(request: &HttpRequest) -> String {
 /// POST /register — create an event queue and fetch the initial state.
 pub async fn register(
     ctx: web::Data<Context>,
-    Auth(me): Auth,
+    MaybeAuth(me): MaybeAuth,
     request: HttpRequest,
-    Params(RegisterParams(mut p)): Params<RegisterParams>,
+    Params(RegisterParams(mut p, client_gravatar)): Params<RegisterParams>,
 ) -> ApiResult<Success> {
     p.client_name = user_agent_client(&request);
-    let snapshot = register::do_register(&ctx, me, p).await?;
+    let snapshot = match me {
+        Some(me) => register::do_register(&ctx, me, p).await?,
+        None => register::do_register_spectator(&ctx, client_gravatar, p).await?,
+    };
     Ok(Success::from_fields(snapshot))
 }
 
