@@ -92,6 +92,60 @@ async fn main() {
         queues.push((member.user_id, queue));
     }
 
+    // Idle queues.
+    let before = rss_mib();
+    let begun = Instant::now();
+    let mut extra: Vec<(UserId, String)> = Vec::new();
+    for i in 0..idle_queues {
+        let user = UserId(ids[i % ids.len()]);
+        extra.push((user, engine.register(QueueOptions::new(user)).0));
+    }
+    let after = rss_mib();
+    println!(
+        "{idle_queues} idle queues: +{:.1} MiB RSS ({:.0} bytes each), registered in {:.2}s; {} queues in all",
+        after - before,
+        (after - before) * 1024.0 * 1024.0 / idle_queues as f64,
+        begun.elapsed().as_secs_f64(),
+        engine.queue_count()
+    );
+
+    // Waiting long-polls: each is a parked future, holding no thread and no connection.
+    let before = rss_mib();
+    let mut waiting = Vec::new();
+    let pollers: Vec<(UserId, String)> = (0..polls)
+        .map(|i| {
+            let user = UserId(ids[i % ids.len()]);
+            (user, engine.register(QueueOptions::new(user)).0)
+        })
+        .collect();
+    let registered = rss_mib();
+    extra.extend(pollers.iter().cloned());
+    for (user, queue) in pollers {
+        let engine = engine.clone();
+        waiting.push(tokio::spawn(async move {
+            engine.get_events(user, &queue, None, false).await
+        }));
+    }
+    while engine.waiting_count() < polls {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let parked = rss_mib();
+    println!(
+        "{polls} waiting long-polls: +{:.1} MiB RSS for their queues, +{:.1} MiB for the waits ({:.0} bytes each); {} waiting",
+        registered - before,
+        parked - registered,
+        (parked - registered) * 1024.0 * 1024.0 / polls as f64,
+        engine.waiting_count()
+    );
+    // Release the waits (they answer empty) and remove those queues before the fan-out test.
+    engine.close();
+    for task in waiting {
+        task.await.unwrap().unwrap();
+    }
+    for (user, queue) in &extra {
+        engine.delete_queue(*user, queue).unwrap();
+    }
+    assert_eq!(engine.queue_count(), subscribers);
     let mut samples = Vec::new();
     let mut received = 0;
     for n in 0..200 {
@@ -130,51 +184,5 @@ async fn main() {
         samples,
     );
 
-    // Idle queues.
-    let before = rss_mib();
-    let begun = Instant::now();
-    for i in 0..idle_queues {
-        engine.register(QueueOptions::new(UserId(ids[i % ids.len()])));
-    }
-    let after = rss_mib();
-    println!(
-        "{idle_queues} idle queues: +{:.1} MiB RSS ({:.0} bytes each), registered in {:.2}s; {} queues in all",
-        after - before,
-        (after - before) * 1024.0 * 1024.0 / idle_queues as f64,
-        begun.elapsed().as_secs_f64(),
-        engine.queue_count()
-    );
-
-    // Waiting long-polls: each is a parked future, holding no thread and no connection.
-    let before = rss_mib();
-    let mut waiting = Vec::new();
-    let pollers: Vec<(UserId, String)> = (0..polls)
-        .map(|i| {
-            let user = UserId(ids[i % ids.len()]);
-            (user, engine.register(QueueOptions::new(user)).0)
-        })
-        .collect();
-    let registered = rss_mib();
-    for (user, queue) in pollers {
-        let engine = engine.clone();
-        waiting.push(tokio::spawn(async move {
-            engine.get_events(user, &queue, None, false).await
-        }));
-    }
-    while engine.waiting_count() < polls {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    let parked = rss_mib();
-    println!(
-        "{polls} waiting long-polls: +{:.1} MiB RSS for their queues, +{:.1} MiB for the waits ({:.0} bytes each); {} waiting",
-        registered - before,
-        parked - registered,
-        (parked - registered) * 1024.0 * 1024.0 / polls as f64,
-        engine.waiting_count()
-    );
-    engine.close();
-    for task in waiting {
-        task.await.unwrap().unwrap();
-    }
     println!("process RSS at the end: {:.1} MiB", rss_mib());
 }

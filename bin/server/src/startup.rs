@@ -43,14 +43,6 @@ pub async fn start(config: &Config) -> anyhow::Result<(Context, Bootstrap)> {
             .clamp(Duration::from_millis(100), Duration::from_secs(60)),
         ..EngineConfig::default()
     }));
-    let restored = ctx
-        .events
-        .engine()
-        .restore(&config.event_queues_file())
-        .context("cannot restore the event queues")?;
-    if restored > 0 {
-        tracing::info!(queues = restored, "restored event queues");
-    }
     let init = RealmInit {
         name: config.realm_name.clone(),
         owner_email: config.owner_email.clone(),

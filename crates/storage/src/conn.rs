@@ -42,7 +42,8 @@ pub fn establish(url: &DatabaseUrl) -> Result<DbConn, StorageError> {
                 "PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS};
                  PRAGMA journal_mode = WAL;
                  PRAGMA synchronous = NORMAL;
-                 PRAGMA foreign_keys = ON;"
+                 PRAGMA foreign_keys = ON;
+                 PRAGMA cache_size = -32000;"
             ))?;
             Ok(DbConn::Sqlite(conn))
         }

@@ -1,3 +1,2 @@
 DROP INDEX user_messages_private;
 DROP INDEX user_messages_starred;
-DROP INDEX user_messages_unread;

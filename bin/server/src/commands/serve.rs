@@ -41,6 +41,14 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         zuliprc.display()
     );
     let engine = ctx.events.engine().clone();
+    // Only the server restores queues (and dumps them at exit): other commands must leave the
+    // saved file alone.
+    let restored = engine
+        .restore(&config.event_queues_file())
+        .context("cannot restore the event queues")?;
+    if restored > 0 {
+        tracing::info!(queues = restored, "restored event queues");
+    }
     let gc = engine.spawn_gc();
     let server = HttpServer::new(move || parley_api::app(ctx.clone()))
         .shutdown_timeout(SHUTDOWN_GRACE.as_secs())
