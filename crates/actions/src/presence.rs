@@ -48,8 +48,8 @@ fn clock() -> (i64, f64) {
 }
 
 /// Whether a user shares their presence.
-fn shares_presence(user: &User) -> bool {
-    flag(user, "presence_enabled")
+fn shares_presence(conn: &mut DbConn, user: &User) -> Result<bool, parley_storage::StorageError> {
+    flag(conn, user, "presence_enabled")
 }
 
 /// The `presence` event for a user whose presence just changed: modern for clients with
@@ -187,12 +187,14 @@ pub(crate) fn presences(
         .into_iter()
         .map(|u| (u.id, u))
         .collect();
+    let settings = crate::user_settings::Settings::load(conn, people.values())?;
     let mut out = Map::new();
     for row in &rows {
         let Some(user) = people.get(&row.user_id) else {
             continue;
         };
-        if !user.is_active || user.is_bot() || (user.id != viewer.id && !shares_presence(user)) {
+        let shares = settings.flag(user.id, "presence_enabled");
+        if !user.is_active || user.is_bot() || (user.id != viewer.id && !shares) {
             continue;
         }
         if query.slim {
@@ -225,7 +227,11 @@ pub async fn update_presence(
         RequestError::invalid_param("status", format!("Invalid status: {}", report.status))
     })?;
     let (now, server_timestamp) = clock();
-    if shares_presence(&user) {
+    let sharing = {
+        let user = user.clone();
+        ctx.db.run(move |conn| shares_presence(conn, &user)).await?
+    };
+    if sharing {
         record(ctx, &user, status, now, server_timestamp).await?;
     }
     let mut out = Map::new();
@@ -307,8 +313,9 @@ pub async fn user_presence(
                     RequestError::bad_request("Presence is not supported for bot users.").into(),
                 );
             }
+            let visible = target.id == viewer.id || shares_presence(conn, &target)?;
             let row = stored::of_user(conn, target.id)?
-                .filter(|_| target.id == viewer.id || shares_presence(&target))
+                .filter(|_| visible)
                 .ok_or_else(|| {
                     RequestError::bad_request(format!("No presence data for {label}"))
                 })?;

@@ -390,21 +390,22 @@ const INHERITED_NOTIFICATION_SETTINGS: [(&str, &str); 5] = [
 
 /// The personal setting a null per-channel notification setting inherits, for clients without
 /// `notification_settings_null`, which expect booleans.
-pub(crate) fn inherited_value(user: &User, property: &str) -> Option<Value> {
+pub(crate) fn inherited_value(settings: &Map<String, Value>, property: &str) -> Option<Value> {
     let (_, personal) = INHERITED_NOTIFICATION_SETTINGS
         .iter()
         .find(|(name, _)| *name == property)?;
-    crate::user_settings::effective_settings(user).remove(*personal)
+    settings.get(*personal).cloned()
 }
 
-/// A subscription object with null notification settings replaced by the user's own settings.
+/// A subscription object with null notification settings replaced by the user's own settings
+/// (`settings`: the user's effective settings).
 pub(crate) fn with_inherited_notifications(
-    user: &User,
+    settings: &Map<String, Value>,
     mut fields: Map<String, Value>,
 ) -> Map<String, Value> {
     for (name, _) in INHERITED_NOTIFICATION_SETTINGS {
         if fields.get(name).is_some_and(Value::is_null) {
-            if let Some(value) = inherited_value(user, name) {
+            if let Some(value) = inherited_value(settings, name) {
                 fields.insert(name.to_owned(), value);
             }
         }
@@ -476,6 +477,7 @@ pub async fn update_properties(
     changes: Vec<PropertyChange>,
 ) -> ActionResult<()> {
     ctx.write(move |conn, events| {
+        let personal = crate::user_settings::effective_settings(conn, &user)?;
         for change in &changes {
             let Some(mut row) =
                 subscriptions::get(conn, user.id, change.stream_id)?.filter(|s| s.active)
@@ -489,7 +491,7 @@ pub async fn update_properties(
             apply_property(&mut row.settings, change)?;
             subscriptions::set_settings(conn, user.id, change.stream_id, &row.settings)?;
             for (property, value) in property_events(&row.settings, &change.property) {
-                let body = match inherited_value(&user, property).filter(|_| value.is_null()) {
+                let body = match inherited_value(&personal, property).filter(|_| value.is_null()) {
                     Some(inherited) => parley_events::Body::by_capability(
                         parley_events::Capability::NotificationSettingsNull,
                         subscription_update(change.stream_id, property, value),

@@ -8,7 +8,7 @@ use crate::error::{ActionError, ActionResult};
 use crate::messages_read::{accessible_message, invalid_message};
 use crate::policy;
 use crate::time::now;
-use crate::user_settings::flag;
+use crate::user_settings::{flag, Settings};
 use parley_domain::access::can_access_channel_content;
 use parley_domain::message::{dm_participants, normalize_topic, EMPTY_TOPIC_DISPLAY_NAME};
 use parley_domain::user::User;
@@ -68,15 +68,21 @@ fn user_ref(user: &User, host: &str) -> Value {
 }
 
 /// Of these users, those who are active and want typing notifications.
-fn receivers<'a>(people: impl IntoIterator<Item = &'a User>) -> Vec<UserId> {
+fn receivers<'a>(
+    conn: &mut DbConn,
+    people: impl IntoIterator<Item = &'a User> + Clone,
+) -> ActionResult<Vec<UserId>> {
+    let settings = Settings::load(conn, people.clone())?;
     let mut out: Vec<UserId> = Vec::new();
     for user in people {
-        if user.is_active && flag(user, "receives_typing_notifications") && !out.contains(&user.id)
+        if user.is_active
+            && settings.flag(user.id, "receives_typing_notifications")
+            && !out.contains(&user.id)
         {
             out.push(user.id);
         }
     }
-    out
+    Ok(out)
 }
 
 /// The active subscribers of a channel who want typing notifications; none when the channel is
@@ -86,7 +92,8 @@ fn channel_receivers(conn: &mut DbConn, channel: ChannelId) -> ActionResult<Vec<
     if subscribers.len() > MAX_CHANNEL_SIZE_FOR_TYPING_NOTIFICATIONS {
         return Ok(Vec::new());
     }
-    Ok(receivers(&users::by_ids(conn, &subscribers)?))
+    let people = users::by_ids(conn, &subscribers)?;
+    receivers(conn, &people)
 }
 
 fn disabled(what: &str) -> ActionError {
@@ -132,11 +139,11 @@ pub async fn send_typing(ctx: &Context, sender: User, request: TypingRequest) ->
             .topic
             .ok_or_else(|| RequestError::bad_request("Missing topic").with("var_name", "topic"))?;
         let topic = normalize_topic(&raw_topic, "topic")?;
-        if !flag(&sender, "send_stream_typing_notifications") {
-            return Err(disabled("channel"));
-        }
         ctx.db
             .run(move |conn| {
+                if !flag(conn, &sender, "send_stream_typing_notifications")? {
+                    return Err(disabled("channel"));
+                }
                 let policy = policy::load(conn)?;
                 let (channel, subscribed) =
                     crate::channels::access_channel_by_id(conn, &policy, &sender, channel_id)?;
@@ -184,9 +191,6 @@ pub async fn send_typing(ctx: &Context, sender: User, request: TypingRequest) ->
         if ids.is_empty() {
             return Err(RequestError::bad_request("Empty 'to' list").into());
         }
-        if !flag(&sender, "send_private_typing_notifications") {
-            return Err(disabled("direct"));
-        }
         if !ids.contains(&sender.id) {
             ids.push(sender.id);
         }
@@ -198,6 +202,9 @@ pub async fn send_typing(ctx: &Context, sender: User, request: TypingRequest) ->
         });
         ctx.db
             .run(move |conn| {
+                if !flag(conn, &sender, "send_private_typing_notifications")? {
+                    return Err(disabled("direct"));
+                }
                 let found = users::by_ids(conn, &ids)?;
                 let mut recipients: Vec<&User> = Vec::with_capacity(ids.len());
                 for id in &ids {
@@ -216,7 +223,8 @@ pub async fn send_typing(ctx: &Context, sender: User, request: TypingRequest) ->
                     "sender": user_ref(&sender, &host),
                     "recipients": recipients.iter().map(|u| user_ref(u, &host)).collect::<Vec<_>>(),
                 });
-                Ok::<_, ActionError>(Event::json(receivers(recipients.iter().copied()), body))
+                let audience = receivers(conn, recipients.iter().copied())?;
+                Ok::<_, ActionError>(Event::json(audience, body))
             })
             .await?
     };
@@ -269,7 +277,7 @@ pub async fn send_edit_typing(
             }
             let event = match row.channel_id {
                 Some(channel_id) => {
-                    if !flag(&user, "send_stream_typing_notifications") {
+                    if !flag(conn, &user, "send_stream_typing_notifications")? {
                         return Err(disabled("channel"));
                     }
                     let audience = channel_receivers(conn, ChannelId(channel_id))?;
@@ -289,7 +297,7 @@ pub async fn send_edit_typing(
                     )
                 }
                 None => {
-                    if !flag(&user, "send_private_typing_notifications") {
+                    if !flag(conn, &user, "send_private_typing_notifications")? {
                         return Err(disabled("direct"));
                     }
                     let mut participants = row
@@ -300,7 +308,8 @@ pub async fn send_edit_typing(
                     if participants.is_empty() {
                         participants.push(user.id);
                     }
-                    let audience = receivers(&users::by_ids(conn, &participants)?);
+                    let people = users::by_ids(conn, &participants)?;
+                    let audience = receivers(conn, &people)?;
                     let ids: Vec<i64> = audience.iter().map(|u| u.0).collect();
                     Event::json(
                         audience,

@@ -98,7 +98,7 @@ pub(crate) fn apply_after_send(
 ) -> ActionResult<Option<i64>> {
     let mut sender_change = None;
     if !sender.is_bot() {
-        let settings = effective_settings(sender);
+        let settings = effective_settings(conn, sender)?;
         let int = |name: &str| settings.get(name).and_then(Value::as_i64).unwrap_or(4);
         let muted = subscriptions::get(conn, sender.id, channel)?
             .is_some_and(|s| s.active && s.settings.is_muted);
@@ -119,7 +119,7 @@ pub(crate) fn apply_after_send(
         .iter()
         .filter(|p| p.id != sender.id && !p.is_bot())
     {
-        let settings = effective_settings(person);
+        let settings = effective_settings(conn, person)?;
         let wants = settings
             .get("automatically_follow_topics_where_mentioned")
             .and_then(Value::as_bool)

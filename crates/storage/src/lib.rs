@@ -14,6 +14,7 @@ pub mod profile_fields;
 pub mod reactions;
 pub mod realms;
 pub mod schema;
+pub mod settings;
 pub mod sql;
 pub mod subscriptions;
 pub mod summaries;

@@ -221,6 +221,21 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    user_settings (user_id, name) {
+        user_id -> BigInt,
+        name -> Text,
+        value -> Text,
+    }
+}
+
+diesel::table! {
+    realm_user_defaults (name) {
+        name -> Text,
+        value -> Text,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     realms,
     users,
@@ -237,4 +252,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     user_messages,
     reactions,
     user_topics,
+    user_settings,
+    realm_user_defaults,
 );

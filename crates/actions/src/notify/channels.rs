@@ -103,10 +103,13 @@ pub fn stream_archived(channel: &Channel, subscriber_count: i64) -> Body {
 
 /// `subscription` `add` with these subscription objects: as stored for clients with
 /// `notification_settings_null`, with inherited booleans for the others.
-pub fn subscription_add(user: &User, subscriptions: Vec<Map<String, Value>>) -> Body {
+pub fn subscription_add(
+    settings: &Map<String, Value>,
+    subscriptions: Vec<Map<String, Value>>,
+) -> Body {
     let resolved: Vec<Map<String, Value>> = subscriptions
         .iter()
-        .map(|s| crate::subscriptions::with_inherited_notifications(user, s.clone()))
+        .map(|s| crate::subscriptions::with_inherited_notifications(settings, s.clone()))
         .collect();
     let body = |list: Vec<Map<String, Value>>| {
         Body::json(json!({"type": "subscription", "op": "add", "subscriptions": list}))
@@ -192,7 +195,7 @@ fn push_to(events: &mut Vec<Event>, users: impl IntoIterator<Item = UserId>, bod
 #[derive(Default)]
 pub struct SubscribeEvents {
     creates: Vec<Event>,
-    adds: BTreeMap<UserId, (User, Vec<Map<String, Value>>)>,
+    adds: BTreeMap<UserId, (Map<String, Value>, Vec<Map<String, Value>>)>,
     peers: Vec<Event>,
 }
 
@@ -248,7 +251,8 @@ impl SubscribeEvents {
                     if let Some(entry) = self.adds.get_mut(user) {
                         entry.1.push(object);
                     } else if let Some(person) = parley_storage::users::by_id(conn, *user)? {
-                        self.adds.insert(*user, (person, vec![object]));
+                        let settings = crate::user_settings::effective_settings(conn, &person)?;
+                        self.adds.insert(*user, (settings, vec![object]));
                     }
                 }
             }
@@ -269,10 +273,10 @@ impl SubscribeEvents {
         for event in self.creates {
             events.push(event);
         }
-        for (user, (person, subscriptions)) in self.adds {
+        for (user, (settings, subscriptions)) in self.adds {
             events.push(Event::to_users(
                 vec![user],
-                subscription_add(&person, subscriptions),
+                subscription_add(&settings, subscriptions),
             ));
         }
         for event in self.peers {

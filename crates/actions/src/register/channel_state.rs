@@ -48,6 +48,7 @@ pub(super) fn fill(
         .collect();
     visible.sort_by_key(|c| c.name.to_lowercase());
     let include = input.request.include_subscribers;
+    let personal = crate::user_settings::effective_settings(conn, me)?;
     let with_subscribers = |fields: &mut Map<String, Value>, subscribers: &[UserId]| {
         let ids = || Value::from(subscribers.iter().map(|u| u.0).collect::<Vec<_>>());
         match include {
@@ -75,7 +76,7 @@ pub(super) fn fill(
                     let mut fields =
                         subscription_object(channel, &sub.settings, subscribers, false);
                     if !input.request.client_capabilities.notification_settings_null {
-                        fields = with_inherited_notifications(me, fields);
+                        fields = with_inherited_notifications(&personal, fields);
                     }
                     with_subscribers(&mut fields, subscribers);
                     if sub.active {

@@ -12,10 +12,10 @@ use serde_json::{json, Map, Value};
 pub(super) fn fill(
     input: &SnapshotInput<'_>,
     wanted: &Wanted,
-    _conn: &mut DbConn,
+    conn: &mut DbConn,
     out: &mut Map<String, Value>,
 ) -> ActionResult<()> {
-    let settings = effective_settings(input.user);
+    let settings = effective_settings(conn, input.user)?;
     let extras = |map: &mut Map<String, Value>| {
         map.insert(
             "available_notification_sounds".into(),

@@ -1,0 +1,2 @@
+DROP TABLE realm_user_defaults;
+DROP TABLE user_settings;
