@@ -101,6 +101,9 @@ pub fn stream_archived(channel: &Channel, subscriber_count: i64) -> Body {
     Body::by_capability(Capability::ArchivedChannels, update, Some(delete))
 }
 
+/// A new subscriber's effective settings and the subscription objects they will be sent.
+type PendingAdds = (Map<String, Value>, Vec<Map<String, Value>>);
+
 /// `subscription` `add` with these subscription objects: as stored for clients with
 /// `notification_settings_null`, with inherited booleans for the others.
 pub fn subscription_add(
@@ -195,7 +198,7 @@ fn push_to(events: &mut Vec<Event>, users: impl IntoIterator<Item = UserId>, bod
 #[derive(Default)]
 pub struct SubscribeEvents {
     creates: Vec<Event>,
-    adds: BTreeMap<UserId, (Map<String, Value>, Vec<Map<String, Value>>)>,
+    adds: BTreeMap<UserId, PendingAdds>,
     peers: Vec<Event>,
 }
 
