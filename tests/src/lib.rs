@@ -12,6 +12,7 @@ use actix_web::test::{call_service, init_service, read_body, TestRequest};
 use base64::Engine;
 use futures_util::future::LocalBoxFuture;
 use parley_actions::bootstrap::{do_ensure_realm, RealmInit};
+use parley_actions::mail::MemoryMailer;
 use parley_actions::publish::EventHub;
 use parley_actions::rate_limit::RateLimits;
 use parley_actions::users::{do_create_user, CreateUser};
@@ -24,6 +25,7 @@ use parley_storage::PoolOptions;
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use serde_json::Value;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// A user's credentials in a test.
 #[derive(Debug, Clone)]
@@ -72,6 +74,8 @@ type Caller = Rc<dyn Fn(actix_http::Request) -> LocalBoxFuture<'static, Response
 /// The application over a fresh database, with its owner account.
 pub struct TestApp {
     pub ctx: Context,
+    /// Mail the application sent.
+    pub mail: Arc<MemoryMailer>,
     pub owner: Account,
     pub backend: Backend,
     caller: Caller,
@@ -127,6 +131,8 @@ impl TestApp {
             .expect("open test database")
             .with_limits(limits)
             .with_events(EventHub::in_process(engine));
+        let mail = Arc::new(MemoryMailer::default());
+        let ctx = ctx.with_mailer(mail.clone());
         let bootstrap = do_ensure_realm(
             &ctx,
             RealmInit {
@@ -165,6 +171,7 @@ impl TestApp {
         });
         TestApp {
             ctx,
+            mail,
             owner,
             backend,
             caller,
@@ -322,6 +329,13 @@ impl TestApp {
             body: None,
             content_type: None,
         }
+    }
+
+    /// A GET of a path outside `/api/v1` (pages such as confirmation links).
+    pub fn get_page(&self, path: &str) -> RequestBuilder<'_> {
+        let mut builder = self.request(Method::GET, "");
+        builder.path = path.to_owned();
+        builder
     }
 
     pub fn get(&self, path: &str) -> RequestBuilder<'_> {

@@ -63,6 +63,15 @@ pub struct Settings {
         value_name = "SECONDS"
     )]
     pub queue_timeout_seconds: Option<u64>,
+
+    /// Send mail through this SMTP server, smtp://[USER:PASSWORD@]HOST[:PORT] (plain SMTP, for a
+    /// local relay) [default: none: mail is written to <data-dir>/outbox].
+    #[arg(long, global = true, env = "PARLEY_SMTP_URL", value_name = "URL")]
+    pub smtp_url: Option<String>,
+
+    /// Sender address of outgoing mail [default: noreply@<external host>].
+    #[arg(long, global = true, env = "PARLEY_MAIL_FROM", value_name = "EMAIL")]
+    pub mail_from: Option<String>,
 }
 
 impl Settings {
@@ -80,6 +89,8 @@ impl Settings {
             queue_timeout_seconds: self
                 .queue_timeout_seconds
                 .or(fallback.queue_timeout_seconds),
+            smtp_url: self.smtp_url.or(fallback.smtp_url),
+            mail_from: self.mail_from.or(fallback.mail_from),
         }
     }
 }
@@ -103,6 +114,10 @@ pub struct Config {
     pub heartbeat: Duration,
     /// Idle lifetime of event queues.
     pub queue_timeout: Duration,
+    /// SMTP relay, when mail leaves the machine.
+    pub smtp_url: Option<url::Url>,
+    /// Sender of outgoing mail.
+    pub mail_from: String,
 }
 
 /// Reads the TOML file's settings.
@@ -147,7 +162,23 @@ impl Config {
         if queue_timeout == 0 {
             bail!("--queue-timeout-seconds must be at least 1");
         }
+        let smtp_url = match settings.smtp_url.filter(|u| !u.trim().is_empty()) {
+            Some(raw) => {
+                let parsed = url::Url::parse(raw.trim())
+                    .with_context(|| format!("--smtp-url '{raw}' is not a URL"))?;
+                if parsed.scheme() != "smtp" || parsed.host_str().is_none() {
+                    bail!("--smtp-url '{raw}' must look like smtp://HOST[:PORT]");
+                }
+                Some(parsed)
+            }
+            None => None,
+        };
+        let mail_from = settings
+            .mail_from
+            .unwrap_or_else(|| format!("noreply@{}", realm.host));
         Ok(Config {
+            smtp_url,
+            mail_from,
             bind,
             data_dir,
             database_url,
@@ -159,6 +190,11 @@ impl Config {
             heartbeat: Duration::from_secs(heartbeat),
             queue_timeout: Duration::from_secs(queue_timeout),
         })
+    }
+
+    /// Where mail goes when no SMTP server is configured.
+    pub fn outbox_dir(&self) -> PathBuf {
+        self.data_dir.join("outbox")
     }
 
     /// Where event queues are kept across a restart.

@@ -4,5 +4,6 @@
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod mail;
 pub mod startup;
 pub mod zuliprc;

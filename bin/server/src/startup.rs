@@ -2,13 +2,16 @@
 //! the organization exists, and build the actions context.
 
 use crate::config::Config;
+use crate::mail::{OutboxMailer, SmtpMailer};
 use crate::zuliprc;
 use anyhow::Context as _;
 use parley_actions::bootstrap::{do_ensure_realm, Bootstrap, RealmInit};
+use parley_actions::mail::Mailer;
 use parley_actions::publish::EventHub;
 use parley_actions::{Context, RealmAddress};
 use parley_events::EngineConfig;
 use parley_storage::{DatabaseUrl, Db, PoolOptions};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Opens the database on a blocking thread (connecting and migrating block) and returns the
@@ -43,6 +46,14 @@ pub async fn start(config: &Config) -> anyhow::Result<(Context, Bootstrap)> {
             .clamp(Duration::from_millis(100), Duration::from_secs(60)),
         ..EngineConfig::default()
     }));
+    let mailer: Arc<dyn Mailer> = match &config.smtp_url {
+        Some(url) => Arc::new(SmtpMailer::new(url, config.mail_from.clone())),
+        None => Arc::new(OutboxMailer {
+            dir: config.outbox_dir(),
+            from: config.mail_from.clone(),
+        }),
+    };
+    let ctx = ctx.with_mailer(mailer);
     let init = RealmInit {
         name: config.realm_name.clone(),
         owner_email: config.owner_email.clone(),

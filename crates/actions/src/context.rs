@@ -1,5 +1,6 @@
 //! What every action needs: the database and where the organization lives.
 
+use crate::mail::{Mailer, MemoryMailer};
 use crate::publish::EventHub;
 use crate::rate_limit::RateLimits;
 use parley_storage::Db;
@@ -46,6 +47,8 @@ pub struct Context {
     pub limits: Arc<RateLimits>,
     /// Event queues and the bus that fills them.
     pub events: Arc<EventHub>,
+    /// Where outgoing mail goes.
+    pub mailer: Arc<dyn Mailer>,
 }
 
 impl Context {
@@ -56,12 +59,19 @@ impl Context {
             realm,
             limits: Arc::new(RateLimits::default()),
             events: Arc::new(EventHub::in_process(Default::default())),
+            mailer: Arc::new(MemoryMailer::default()),
         }
     }
 
     /// The same context with another event hub.
     pub fn with_events(mut self, events: EventHub) -> Self {
         self.events = Arc::new(events);
+        self
+    }
+
+    /// The same context sending mail through `mailer`.
+    pub fn with_mailer(mut self, mailer: Arc<dyn Mailer>) -> Self {
+        self.mailer = mailer;
         self
     }
 

@@ -4,17 +4,23 @@
 //! caller may see it (failing the same way as for something that does not exist), and `do_*`
 //! functions change state in one transaction. Handlers call exactly one function of this crate.
 
+pub mod alert_words;
 pub mod auth;
 pub mod bootstrap;
 pub mod channels;
 pub mod context;
+pub mod drafts;
+pub mod email_change;
 pub mod error;
 pub mod event_queues;
+pub mod mail;
 pub mod message_flags;
 pub mod messages_delete;
 pub mod messages_edit;
 pub mod messages_read;
 pub mod messages_send;
+pub mod muted_users;
+pub mod navigation_views;
 pub mod notices;
 pub mod notify;
 pub mod policy;
@@ -25,12 +31,15 @@ pub mod rate_limit;
 pub mod reactions;
 pub mod register;
 pub mod rendering;
+pub mod saved_snippets;
 pub mod secrets;
 pub mod server_settings;
+pub mod settings_changes;
 pub mod subscriptions;
 pub mod time;
 pub mod typing;
 pub mod user_settings;
+pub mod user_status;
 pub mod user_topics;
 pub mod users;
 

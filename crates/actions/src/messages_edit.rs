@@ -550,6 +550,12 @@ fn edit_content(
         .map(|id| UserId(*id))
         .collect();
     messages::set_mentions(conn, MessageId(row.id), &mentioned)?;
+    crate::alert_words::reflag_after_edit(
+        conn,
+        MessageId(row.id),
+        UserId(row.sender_id),
+        &edited.0,
+    )?;
     Ok(Some(edited))
 }
 

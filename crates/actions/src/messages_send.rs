@@ -247,6 +247,7 @@ pub async fn do_send_message(
                 if !rows.iter().any(|(user, _)| *user == sender.id) {
                     rows.push((sender.id, sender_bits));
                 }
+                    crate::alert_words::flag_alerted(conn, &content, sender.id, &mut rows)?;
                     let new = NewMessage {
                         sender_id: sender.id,
                         channel_id: Some(channel.id),
@@ -296,7 +297,7 @@ pub async fn do_send_message(
                         _ => (Some(messages::dm_group(conn, &key)?), None),
                     };
                     let rendered = rendering::render(conn, &ctx2.realm.url, &content);
-                    let rows: Vec<(UserId, i64)> = unique
+                    let mut rows: Vec<(UserId, i64)> = unique
                         .iter()
                         .map(|user| {
                             let mut bits = flags::IS_PRIVATE;
@@ -312,6 +313,7 @@ pub async fn do_send_message(
                             (*user, bits)
                         })
                         .collect();
+                    crate::alert_words::flag_alerted(conn, &content, sender.id, &mut rows)?;
                     let new = NewMessage {
                         sender_id: sender.id,
                         channel_id: None,

@@ -41,7 +41,7 @@ pub struct CreatedUser {
     pub api_key: String,
 }
 
-fn check_password(password: &str) -> Result<(), RequestError> {
+pub(crate) fn check_password(password: &str) -> Result<(), RequestError> {
     if password.chars().count() < secrets::MIN_PASSWORD_LENGTH {
         return Err(RequestError::invalid_param(
             "password",
@@ -89,6 +89,7 @@ pub async fn do_create_user(ctx: &Context, request: CreateUser) -> ActionResult<
                 }
                 other => other?,
             };
+            crate::settings_changes::start_with_realm_defaults(conn, id)?;
             let user = users::by_id(conn, id)?
                 .ok_or_else(|| ActionError::Internal("new user vanished".into()))?;
             let people = active_users(conn)?;

@@ -38,6 +38,10 @@ pub fn app(
                 .default_service(web::to(fallback::not_found)),
         )
         .route(
+            "/accounts/confirm_new_email/{token}",
+            web::get().to(routes::settings::confirm_email),
+        )
+        .route(
             "/static/images/logo/parley-icon.svg",
             web::get().to(routes::server::icon),
         )

@@ -3,20 +3,26 @@
 //! and shared by every layer above.
 
 pub mod access;
+pub mod alert_words;
 pub mod channel;
+pub mod draft;
 pub mod email;
 pub mod error;
 pub mod groups;
 pub mod ids;
+pub mod locale;
 pub mod message;
 pub mod narrow;
+pub mod navigation_view;
 pub mod permissions;
 pub mod presence;
 pub mod profile_field;
 pub mod realm;
 pub mod role;
+pub mod saved_snippet;
 pub mod settings;
 pub mod user;
+pub mod user_status;
 pub mod user_topic;
 pub mod version;
 

@@ -1,6 +1,7 @@
 //! The registry of personal settings: one row per setting drives validation, storage, the
 //! register snapshot, the settings endpoints and the legacy events. Adding a setting is one row.
 
+use crate::RequestError;
 use serde_json::Value;
 
 /// The type of a setting's value and the values it accepts.
@@ -176,6 +177,67 @@ pub fn find(name: &str) -> Option<&'static SettingSpec> {
     SETTINGS.iter().find(|s| s.name == name)
 }
 
+/// `web_channel_default_view` values `PATCH /settings` accepts (the defaults endpoint accepts
+/// all four).
+const OWN_CHANNEL_DEFAULT_VIEWS: &[i64] = &[1, 2, 4];
+
+/// Parses and checks a value sent for a setting (form text: `true`, `3`, `google`, or JSON).
+/// `own`: for `PATCH /settings` rather than the organization defaults.
+pub fn parse_value(spec: &SettingSpec, raw: &str, own: bool) -> Result<Value, RequestError> {
+    let name = spec.name;
+    let invalid = || RequestError::invalid_param(name, format!("Invalid {name}"));
+    let text = raw.trim();
+    match spec.kind {
+        SettingKind::Bool => match text {
+            "true" | "True" | "1" => Ok(Value::Bool(true)),
+            "false" | "False" | "0" => Ok(Value::Bool(false)),
+            _ => Err(RequestError::invalid_param(
+                name,
+                format!("{name} is not a boolean"),
+            )),
+        },
+        SettingKind::Int(allowed) => {
+            let value: i64 = text.parse().map_err(|_| {
+                RequestError::invalid_param(name, format!("{name} is not an integer"))
+            })?;
+            let allowed = if own && name == "web_channel_default_view" {
+                OWN_CHANNEL_DEFAULT_VIEWS
+            } else {
+                allowed
+            };
+            let in_range = match name {
+                "web_font_size_px" => (12..=24).contains(&value),
+                "web_line_height_percent" => (122..=158).contains(&value),
+                "email_notifications_batching_period_seconds" => {
+                    (120..=7 * 24 * 3600).contains(&value)
+                }
+                _ => allowed.is_empty() || allowed.contains(&value),
+            };
+            if in_range {
+                Ok(Value::from(value))
+            } else {
+                Err(invalid())
+            }
+        }
+        SettingKind::Str(allowed) => {
+            let value = serde_json::from_str::<String>(text).unwrap_or_else(|_| text.to_owned());
+            let ok = match name {
+                "default_language" => crate::locale::language_name(&value).is_some(),
+                "timezone" => crate::locale::check_timezone(&value).is_ok(),
+                "notification_sound" => {
+                    value == "none" || NOTIFICATION_SOUNDS.contains(&value.as_str())
+                }
+                _ => allowed.contains(&value.as_str()),
+            };
+            if ok {
+                Ok(Value::from(value))
+            } else {
+                Err(invalid())
+            }
+        }
+    }
+}
+
 /// Notification sounds the server offers (`available_notification_sounds`).
 pub const NOTIFICATION_SOUNDS: &[&str] = &["chime-saved", "ding", "zulip"];
 
@@ -215,6 +277,18 @@ mod tests {
             }
         }
         assert!(find("receives_typing_notifications").is_some());
+        let spec = |n| find(n).unwrap();
+        assert_eq!(
+            parse_value(spec("enter_sends"), "true", false).ok(),
+            Some(Value::Bool(true))
+        );
+        assert!(parse_value(spec("enter_sends"), "yes", false).is_err());
+        assert!(parse_value(spec("web_channel_default_view"), "3", true).is_err());
+        assert!(parse_value(spec("web_channel_default_view"), "3", false).is_ok());
+        assert!(parse_value(spec("emojiset"), "twitter", true).is_ok());
+        assert!(parse_value(spec("emojiset"), "apple", true).is_err());
+        assert!(parse_value(spec("default_language"), "de", true).is_ok());
+        assert!(parse_value(spec("timezone"), "Asia/Tokyo", true).is_ok());
         assert!(find("nonsense").is_none());
     }
 }

@@ -2,17 +2,23 @@
 //! PostgreSQL through one connection type. Every function takes `&mut DbConn`, so a caller can
 //! run several in one transaction, and returns `Result`; nothing here knows about HTTP or events.
 
+pub mod alert_words;
 pub mod channels;
 pub mod conn;
+pub mod drafts;
+pub mod email_changes;
 pub mod error;
 pub mod groups;
 pub mod messages;
 pub mod migrate;
+pub mod muted_users;
+pub mod navigation_views;
 pub mod pool;
 pub mod presence;
 pub mod profile_fields;
 pub mod reactions;
 pub mod realms;
+pub mod saved_snippets;
 pub mod schema;
 pub mod settings;
 pub mod sql;
@@ -21,6 +27,7 @@ pub mod summaries;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod url;
+pub mod user_status;
 pub mod user_topics;
 pub mod users;
 

@@ -236,6 +236,75 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    drafts (id) {
+        id -> BigInt,
+        user_id -> BigInt,
+        draft_type -> Text,
+        to_ids -> Text,
+        topic -> Text,
+        content -> Text,
+        last_edit_time -> BigInt,
+    }
+}
+
+diesel::table! {
+    saved_snippets (id) {
+        id -> BigInt,
+        user_id -> BigInt,
+        title -> Text,
+        content -> Text,
+        date_created -> BigInt,
+    }
+}
+
+diesel::table! {
+    navigation_views (id) {
+        id -> BigInt,
+        user_id -> BigInt,
+        fragment -> Text,
+        is_pinned -> Bool,
+        name -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    user_status (user_id) {
+        user_id -> BigInt,
+        status_text -> Text,
+        emoji_name -> Text,
+        emoji_code -> Text,
+        reaction_type -> Text,
+        last_updated -> BigInt,
+    }
+}
+
+diesel::table! {
+    alert_words (id) {
+        id -> BigInt,
+        user_id -> BigInt,
+        word -> Text,
+        word_key -> Text,
+    }
+}
+
+diesel::table! {
+    muted_users (user_id, muted_user_id) {
+        user_id -> BigInt,
+        muted_user_id -> BigInt,
+        date_muted -> BigInt,
+    }
+}
+
+diesel::table! {
+    email_changes (token) {
+        token -> Text,
+        user_id -> BigInt,
+        new_email -> Text,
+        created -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     realms,
     users,
@@ -254,4 +323,10 @@ diesel::allow_tables_to_appear_in_same_query!(
     user_topics,
     user_settings,
     realm_user_defaults,
+    drafts,
+    saved_snippets,
+    navigation_views,
+    user_status,
+    alert_words,
+    muted_users,
 );

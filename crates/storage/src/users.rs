@@ -258,3 +258,27 @@ pub fn system_bots(conn: &mut DbConn) -> Result<Vec<User>, StorageError> {
         .map(User::from)
         .collect())
 }
+
+/// Changes a user's display name.
+pub fn set_full_name(conn: &mut DbConn, id: UserId, full_name: &str) -> Result<(), StorageError> {
+    diesel::update(users::table.find(id.0))
+        .set(users::full_name.eq(full_name))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Changes a user's time zone.
+pub fn set_timezone(conn: &mut DbConn, id: UserId, timezone: &str) -> Result<(), StorageError> {
+    diesel::update(users::table.find(id.0))
+        .set(users::timezone.eq(timezone))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Changes a user's password (an Argon2 PHC string).
+pub fn set_password_hash(conn: &mut DbConn, id: UserId, hash: &str) -> Result<(), StorageError> {
+    diesel::update(users::table.find(id.0))
+        .set(users::password_hash.eq(Some(hash)))
+        .execute(conn)?;
+    Ok(())
+}

@@ -3,5 +3,7 @@
 
 pub mod channels;
 pub mod messages;
+pub mod people;
+pub mod personal;
 pub mod topics;
 pub mod users;

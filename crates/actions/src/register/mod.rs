@@ -5,6 +5,8 @@
 mod channel_state;
 mod message_state;
 mod people;
+mod people_state;
+mod personal_state;
 mod presence_state;
 mod realm_state;
 mod settings_state;
@@ -241,6 +243,8 @@ pub async fn do_register_spectator(
             if wanted.wants("message") {
                 out.insert("max_message_id".into(), (-1).into());
             }
+            people_state::fill_spectator(&wanted, &mut out);
+            personal_state::fill_spectator(&wanted, &mut out);
             empty_collections(&wanted, &mut out);
             out.insert("queue_id".into(), Value::Null);
             out.insert("last_event_id".into(), (-1).into());
@@ -289,6 +293,8 @@ pub(crate) fn fetch_snapshot(
         }
     }
     presence_state::fill(&input, &wanted, conn, &mut out)?;
+    people_state::fill(&input, &wanted, conn, &mut out)?;
+    personal_state::fill(&input, &wanted, conn, &mut out)?;
     empty_collections(&wanted, &mut out);
     Ok(out)
 }
@@ -299,19 +305,10 @@ fn empty_collections(wanted: &Wanted, out: &mut Map<String, Value>) {
     let empty_list = || Value::Array(Vec::new());
     let empty_map = || Value::Object(Map::new());
     type Part = (&'static str, &'static str, fn() -> Value);
-    let parts: [Part; 17] = [
-        ("alert_words", "alert_words", || Value::Array(Vec::new())),
-        ("drafts", "drafts", || Value::Array(Vec::new())),
-        ("saved_snippets", "saved_snippets", || {
-            Value::Array(Vec::new())
-        }),
-        ("navigation_views", "navigation_views", || {
-            Value::Array(Vec::new())
-        }),
+    let parts: [Part; 11] = [
         ("scheduled_messages", "scheduled_messages", || {
             Value::Array(Vec::new())
         }),
-        ("muted_users", "muted_users", || Value::Array(Vec::new())),
         ("realm_emoji", "realm_emoji", || Value::Object(Map::new())),
         ("realm_linkifiers", "realm_linkifiers", || {
             Value::Array(Vec::new())
@@ -336,7 +333,6 @@ fn empty_collections(wanted: &Wanted, out: &mut Map<String, Value>) {
             || Value::Array(Vec::new()),
         ),
         ("stop_words", "stop_words", || Value::Array(Vec::new())),
-        ("user_status", "user_status", || Value::Object(Map::new())),
         ("onboarding_steps", "onboarding_steps", || {
             Value::Array(Vec::new())
         }),

@@ -47,12 +47,7 @@ pub(super) fn fill(
         }
     }
     if wanted.wants("realm_user_settings_defaults") {
-        let defaults: Map<String, Value> = SETTINGS
-            .iter()
-            .filter(|s| s.accepted.defaults)
-            .map(|s| (s.name.to_owned(), s.default.to_json()))
-            .collect();
-        let mut defaults = defaults;
+        let mut defaults = crate::settings_changes::realm_defaults(conn)?;
         extras(&mut defaults);
         out.insert(
             "realm_user_settings_defaults".into(),

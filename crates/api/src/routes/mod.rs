@@ -1,16 +1,23 @@
 //! The route table: every endpoint under `/api/v1`, each with the methods it serves. Handlers
 //! parse their parameters, call one action and wrap the result.
 
+pub mod alert_words;
 pub mod channels;
+pub mod drafts;
 pub mod events;
 pub mod message_flags;
 pub mod messages;
+pub mod muted_users;
+pub mod navigation_views;
 pub mod presence;
 pub mod profile_fields;
 pub mod reactions;
+pub mod saved_snippets;
 pub mod server;
+pub mod settings;
 pub mod subscriptions;
 pub mod typing;
+pub mod user_status;
 pub mod user_topics;
 pub mod users;
 
@@ -41,6 +48,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/users/me", get => users::me);
     endpoint!(cfg, "/users/me/profile_data", patch => profile_fields::update_own);
     endpoint!(cfg, "/users/me/presence", post => presence::update);
+    endpoint!(cfg, "/users/me/status", post => user_status::update_own);
+    endpoint!(cfg, "/users/me/alert_words",
+        get => alert_words::list, post => alert_words::add, delete => alert_words::remove);
+    endpoint!(cfg, "/users/me/muted_users/{muted_user_id}",
+        post => muted_users::mute, delete => muted_users::unmute);
     endpoint!(cfg, "/users/me/subscriptions",
         get => subscriptions::list, post => subscriptions::subscribe, delete => subscriptions::unsubscribe);
     endpoint!(cfg, "/users/me/subscriptions/properties",
@@ -48,6 +60,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/users/me/{stream_id}/topics", get => messages::topics);
     endpoint!(cfg, "/users/{user}", get => users::get_one);
     endpoint!(cfg, "/users/{user_id_or_email}/presence", get => presence::get_user);
+    endpoint!(cfg, "/users/{user_id}/status", get => user_status::get, post => user_status::update_user);
     endpoint!(cfg, "/users/{user_id}/subscriptions/{stream_id}", get => subscriptions::status);
     endpoint!(cfg, "/channels/create", post => channels::create);
     endpoint!(cfg, "/streams", get => channels::list);
@@ -72,7 +85,22 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/mark_stream_as_read", post => message_flags::mark_channel);
     endpoint!(cfg, "/mark_topic_as_read", post => message_flags::mark_topic);
     endpoint!(cfg, "/user_topics", post => user_topics::update);
+    endpoint!(cfg, "/settings", patch => settings::update);
+    // Deprecated aliases (feature level 80) that older clients still call.
+    endpoint!(cfg, "/settings/display", patch => settings::update);
+    endpoint!(cfg, "/settings/notifications", patch => settings::update);
+    endpoint!(cfg, "/realm/user_settings_defaults",
+        get => settings::get_defaults, patch => settings::update_defaults);
     endpoint!(cfg, "/realm/profile_fields", get => profile_fields::list, post => profile_fields::create);
     endpoint!(cfg, "/realm/presence", get => presence::realm);
     endpoint!(cfg, "/typing", post => typing::set);
+    endpoint!(cfg, "/drafts", get => drafts::list, post => drafts::create);
+    endpoint!(cfg, "/drafts/{draft_id}", patch => drafts::edit, delete => drafts::delete);
+    endpoint!(cfg, "/saved_snippets", get => saved_snippets::list, post => saved_snippets::create);
+    endpoint!(cfg, "/saved_snippets/{saved_snippet_id}",
+        patch => saved_snippets::edit, delete => saved_snippets::delete);
+    endpoint!(cfg, "/navigation_views",
+        get => navigation_views::list, post => navigation_views::add);
+    endpoint!(cfg, "/navigation_views/{fragment:.+}",
+        patch => navigation_views::update, delete => navigation_views::remove);
 }

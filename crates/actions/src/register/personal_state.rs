@@ -1,0 +1,52 @@
+//! The personal part of a snapshot: the person's drafts, saved snippets and navigation views.
+//! Spectators have none of these, so they get empty lists.
+
+use super::{SnapshotInput, Wanted};
+use crate::error::ActionResult;
+use parley_storage::DbConn;
+use serde_json::{Map, Value};
+
+/// Whether `navigation_views` is wanted; its events are of type `navigation_view`, so either
+/// name asks for it.
+fn wants_navigation_views(wanted: &Wanted) -> bool {
+    wanted.wants("navigation_views") || wanted.wants("navigation_view")
+}
+
+/// Fills `drafts` (empty while the person does not synchronize drafts), `saved_snippets` and
+/// `navigation_views`, each when wanted.
+pub(super) fn fill(
+    input: &SnapshotInput<'_>,
+    wanted: &Wanted,
+    conn: &mut DbConn,
+    out: &mut Map<String, Value>,
+) -> ActionResult<()> {
+    if wanted.wants("drafts") {
+        out.insert("drafts".into(), crate::drafts::snapshot(conn, input.user)?);
+    }
+    if wanted.wants("saved_snippets") {
+        out.insert(
+            "saved_snippets".into(),
+            crate::saved_snippets::snapshot(conn, input.user)?,
+        );
+    }
+    if wants_navigation_views(wanted) {
+        out.insert(
+            "navigation_views".into(),
+            crate::navigation_views::snapshot(conn, input.user)?,
+        );
+    }
+    Ok(())
+}
+
+/// The same parts for a spectator: empty lists.
+pub(super) fn fill_spectator(wanted: &Wanted, out: &mut Map<String, Value>) {
+    if wanted.wants("drafts") {
+        out.insert("drafts".into(), Value::Array(Vec::new()));
+    }
+    if wanted.wants("saved_snippets") {
+        out.insert("saved_snippets".into(), Value::Array(Vec::new()));
+    }
+    if wants_navigation_views(wanted) {
+        out.insert("navigation_views".into(), Value::Array(Vec::new()));
+    }
+}

@@ -1,0 +1,265 @@
+//! Changing settings: a person's own (`PATCH /settings`) and the organization's defaults for new
+//! users (`PATCH /realm/user_settings_defaults`), with their events.
+
+use crate::context::Context;
+use crate::error::{ActionError, ActionResult};
+use crate::notify::channels::active_users;
+use crate::publish::Events;
+use crate::secrets;
+use crate::user_settings::Settings;
+use parley_domain::locale::language_name;
+use parley_domain::settings::{self, LegacyGroup, SettingSpec, SETTINGS};
+use parley_domain::user::{check_full_name, User};
+use parley_domain::RequestError;
+use parley_events::{Body, Capability, Event};
+use parley_storage::{settings as stored, users, DbConn};
+use serde_json::{json, Map, Value};
+
+/// A `PATCH /settings` request: raw setting values by name, and the account fields.
+#[derive(Debug, Clone, Default)]
+pub struct SettingsChange {
+    /// Setting name and the text sent for it.
+    pub values: Vec<(String, String)>,
+    /// New display name.
+    pub full_name: Option<String>,
+    /// The current password, required with `new_password`.
+    pub old_password: Option<String>,
+    /// New password.
+    pub new_password: Option<String>,
+    /// New address: a confirmation link goes there first.
+    pub email: Option<String>,
+}
+
+/// The settings `PATCH /settings` accepts (S in the spec's table).
+pub fn own_settings() -> impl Iterator<Item = &'static SettingSpec> {
+    SETTINGS.iter().filter(|s| s.accepted.own)
+}
+
+/// The settings `PATCH /realm/user_settings_defaults` accepts (D in the spec's table).
+pub fn default_settings() -> impl Iterator<Item = &'static SettingSpec> {
+    SETTINGS.iter().filter(|s| s.accepted.defaults)
+}
+
+/// The events of one changed setting: `user_settings` `update`, plus the legacy event for
+/// clients without `user_settings_object`.
+fn setting_events(user: &User, host: &str, spec: &SettingSpec, value: &Value) -> Event {
+    let mut modern = json!({
+        "type": "user_settings", "op": "update", "property": spec.name, "value": value,
+    });
+    let language = (spec.name == "default_language")
+        .then(|| value.as_str().and_then(language_name))
+        .flatten();
+    if let Some(name) = language {
+        modern["language_name"] = name.into();
+    }
+    let legacy = match spec.legacy {
+        LegacyGroup::Display => {
+            let mut body = json!({
+                "type": "update_display_settings", "user": user.api_email(host),
+                "setting_name": spec.name, "setting": value,
+            });
+            if let Some(name) = language {
+                body["language_name"] = name.into();
+            }
+            Some(body)
+        }
+        LegacyGroup::Notification => Some(json!({
+            "type": "update_global_notifications", "user": user.api_email(host),
+            "notification_name": spec.name, "setting": value,
+        })),
+        LegacyGroup::None => None,
+    };
+    let modern = Body::json(modern);
+    let body = match legacy {
+        Some(legacy) => Body::by_capability(
+            Capability::UserSettingsObject,
+            modern.clone(),
+            Some(Body::Many(vec![modern, Body::json(legacy)])),
+        ),
+        None => modern,
+    };
+    Event::to_users(vec![user.id], body)
+}
+
+fn realm_user_update(conn: &mut DbConn, person: Value) -> ActionResult<Event> {
+    let everyone: Vec<_> = active_users(conn)?.iter().map(|u| u.id).collect();
+    Ok(Event::json(
+        everyone,
+        json!({"type": "realm_user", "op": "update", "person": person}),
+    ))
+}
+
+/// Applies one checked setting value to a user; records its events when it changed.
+fn apply_setting(
+    ctx: &Context,
+    conn: &mut DbConn,
+    events: &mut Events,
+    user: &User,
+    current: &Settings,
+    spec: &'static SettingSpec,
+    value: Value,
+) -> ActionResult<()> {
+    if spec.name == "timezone" {
+        let zone = value.as_str().unwrap_or_default();
+        if zone == user.timezone {
+            return Ok(());
+        }
+        users::set_timezone(conn, user.id, zone)?;
+        events.push(realm_user_update(
+            conn,
+            json!({"user_id": user.id, "email": user.api_email(&ctx.realm.host), "timezone": zone}),
+        )?);
+    } else {
+        if current.get(user.id, spec.name).as_ref() == Some(&value) {
+            return Ok(());
+        }
+        stored::set(conn, user.id, spec.name, &value.to_string())?;
+    }
+    events.push(setting_events(user, &ctx.realm.host, spec, &value));
+    Ok(())
+}
+
+/// `PATCH /settings`: checks every value first, then applies them in one transaction.
+pub async fn do_update_settings(
+    ctx: &Context,
+    user: User,
+    change: SettingsChange,
+) -> ActionResult<()> {
+    let mut checked: Vec<(&'static SettingSpec, Value)> = Vec::new();
+    for (name, raw) in &change.values {
+        let spec = own_settings()
+            .find(|s| s.name == name)
+            .ok_or_else(|| RequestError::invalid_param(name, format!("Unknown setting {name}")))?;
+        checked.push((spec, settings::parse_value(spec, raw, true)?));
+    }
+    if let Some(email) = &change.email {
+        parley_domain::email::normalize_email(email, "email")?;
+    }
+    let full_name = change
+        .full_name
+        .as_deref()
+        .map(|n| check_full_name(n, "full_name"))
+        .transpose()?;
+    let new_hash = match (&change.new_password, &change.old_password) {
+        (None, _) => None,
+        (Some(_), None) => {
+            return Err(RequestError::invalid_param(
+                "old_password",
+                "Missing 'old_password' argument",
+            )
+            .into())
+        }
+        (Some(new), Some(old)) => {
+            crate::users::check_password(new)?;
+            let id = user.id;
+            let stored_hash = ctx
+                .db
+                .run(move |conn| Ok::<_, ActionError>(users::credentials(conn, id)?))
+                .await?
+                .and_then(|c| c.password_hash);
+            if !stored_hash.is_some_and(|h| secrets::verify_password(old, &h)) {
+                return Err(RequestError::invalid_param("old_password", "Wrong password!").into());
+            }
+            Some(secrets::hash_password(new).map_err(ActionError::Internal)?)
+        }
+    };
+    let ctx2 = ctx.clone();
+    let email = change.email.clone();
+    let me = user.clone();
+    ctx.write(move |conn, events| {
+        if let Some(hash) = &new_hash {
+            users::set_password_hash(conn, user.id, hash)?;
+        }
+        if let Some(name) = full_name.filter(|n| *n != user.full_name) {
+            users::set_full_name(conn, user.id, &name)?;
+            events.push(realm_user_update(
+                conn,
+                json!({"user_id": user.id, "full_name": name}),
+            )?);
+        }
+        let current = Settings::load(conn, [&user])?;
+        for (spec, value) in checked {
+            if spec.name == "enable_drafts_synchronization" && value == Value::Bool(false) {
+                // Every server-side draft goes, with no event (clients keep their local copies).
+                crate::drafts::delete_all_drafts(conn, user.id)?;
+            }
+            apply_setting(&ctx2, conn, events, &user, &current, spec, value)?;
+        }
+        Ok(())
+    })
+    .await?;
+    if let Some(email) = email {
+        crate::email_change::request_email_change(ctx, me, email).await?;
+    }
+    Ok(())
+}
+
+/// The organization's defaults for new users, every D setting with its value.
+pub fn realm_defaults(
+    conn: &mut DbConn,
+) -> Result<Map<String, Value>, parley_storage::StorageError> {
+    let stored = stored::realm_defaults(conn)?;
+    Ok(default_settings()
+        .map(|s| {
+            let value = stored
+                .get(s.name)
+                .and_then(|t| serde_json::from_str(t).ok())
+                .unwrap_or_else(|| s.default.to_json());
+            (s.name.to_owned(), value)
+        })
+        .collect())
+}
+
+/// `GET /realm/user_settings_defaults`.
+pub async fn get_realm_defaults(ctx: &Context) -> ActionResult<Map<String, Value>> {
+    Ok(ctx.db.run(realm_defaults).await?)
+}
+
+/// `PATCH /realm/user_settings_defaults`: administrators change what new users start with;
+/// existing users keep their settings. Every user learns of it (`realm_user_settings_defaults`).
+pub async fn do_update_realm_defaults(
+    ctx: &Context,
+    user: User,
+    values: Vec<(String, String)>,
+) -> ActionResult<()> {
+    if !user.role.is_admin() {
+        return Err(RequestError::admin_required().into());
+    }
+    let mut checked: Vec<(&'static SettingSpec, Value)> = Vec::new();
+    for (name, raw) in &values {
+        let spec = default_settings()
+            .find(|s| s.name == name)
+            .ok_or_else(|| RequestError::invalid_param(name, format!("Unknown setting {name}")))?;
+        checked.push((spec, settings::parse_value(spec, raw, false)?));
+    }
+    ctx.write(move |conn, events| {
+        let current = realm_defaults(conn)?;
+        for (spec, value) in checked {
+            if current.get(spec.name) == Some(&value) {
+                continue;
+            }
+            stored::set_realm_default(conn, spec.name, &value.to_string())?;
+            let everyone: Vec<_> = active_users(conn)?.iter().map(|u| u.id).collect();
+            events.push(Event::json(
+                everyone,
+                json!({
+                    "type": "realm_user_settings_defaults", "op": "update",
+                    "property": spec.name, "value": value,
+                }),
+            ));
+        }
+        Ok(())
+    })
+    .await
+}
+
+/// A new user's starting settings: the organization's defaults that differ from the registry.
+pub(crate) fn start_with_realm_defaults(
+    conn: &mut DbConn,
+    user: parley_domain::UserId,
+) -> Result<(), parley_storage::StorageError> {
+    for (name, value) in stored::realm_defaults(conn)? {
+        stored::set(conn, user, &name, &value)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,97 @@
+//! People's alert words: words or phrases that flag a message for them when it contains one.
+
+use crate::conn::DbConn;
+use crate::error::StorageError;
+use crate::schema::{alert_words, user_messages};
+use diesel::prelude::*;
+use parley_domain::message::flags;
+use parley_domain::{MessageId, UserId};
+
+/// Recipients per query when loading many people's words (below every backend's bind limit).
+const USERS_PER_QUERY: usize = 5000;
+
+/// A person's words, as typed, in the order they were added.
+pub fn of_user(conn: &mut DbConn, user: UserId) -> Result<Vec<String>, StorageError> {
+    Ok(alert_words::table
+        .filter(alert_words::user_id.eq(user.0))
+        .order(alert_words::id)
+        .select(alert_words::word)
+        .load(conn)?)
+}
+
+/// The words of these people, as `(person, word)` pairs: one query for up to 5,000 people.
+pub fn of_users(
+    conn: &mut DbConn,
+    users: &[UserId],
+) -> Result<Vec<(UserId, String)>, StorageError> {
+    let mut out = Vec::new();
+    for chunk in users.chunks(USERS_PER_QUERY) {
+        let ids: Vec<i64> = chunk.iter().map(|u| u.0).collect();
+        let rows: Vec<(i64, String)> = alert_words::table
+            .filter(alert_words::user_id.eq_any(ids))
+            .select((alert_words::user_id, alert_words::word))
+            .load(conn)?;
+        out.extend(rows.into_iter().map(|(user, word)| (UserId(user), word)));
+    }
+    Ok(out)
+}
+
+/// Adds words that the person does not have yet (compared case-insensitively); the caller
+/// passes them cleaned and without duplicates among themselves.
+pub fn add(conn: &mut DbConn, user: UserId, words: &[String]) -> Result<(), StorageError> {
+    let have: Vec<String> = alert_words::table
+        .filter(alert_words::user_id.eq(user.0))
+        .select(alert_words::word_key)
+        .load(conn)?;
+    for word in words {
+        let key = word.to_lowercase();
+        if have.contains(&key) {
+            continue;
+        }
+        diesel::insert_into(alert_words::table)
+            .values((
+                alert_words::user_id.eq(user.0),
+                alert_words::word.eq(word),
+                alert_words::word_key.eq(&key),
+            ))
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// Removes these words (case-insensitively); words the person does not have are ignored.
+pub fn remove(conn: &mut DbConn, user: UserId, words: &[String]) -> Result<(), StorageError> {
+    let keys: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+    diesel::delete(
+        alert_words::table
+            .filter(alert_words::user_id.eq(user.0))
+            .filter(alert_words::word_key.eq_any(keys)),
+    )
+    .execute(conn)?;
+    Ok(())
+}
+
+/// Sets or clears the `has_alert_word` flag of a message's recipients to match `alerted`.
+pub fn set_alerted(
+    conn: &mut DbConn,
+    message: MessageId,
+    alerted: &[UserId],
+) -> Result<(), StorageError> {
+    let rows: Vec<(i64, i64)> = user_messages::table
+        .filter(user_messages::message_id.eq(message.0))
+        .select((user_messages::user_id, user_messages::flags))
+        .load(conn)?;
+    for (user, bits) in rows {
+        let wanted = if alerted.contains(&UserId(user)) {
+            bits | flags::HAS_ALERT_WORD
+        } else {
+            bits & !flags::HAS_ALERT_WORD
+        };
+        if wanted != bits {
+            diesel::update(user_messages::table.find((user, message.0)))
+                .set(user_messages::flags.eq(wanted))
+                .execute(conn)?;
+        }
+    }
+    Ok(())
+}

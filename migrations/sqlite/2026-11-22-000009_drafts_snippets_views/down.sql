@@ -1,0 +1,3 @@
+DROP TABLE navigation_views;
+DROP TABLE saved_snippets;
+DROP TABLE drafts;
