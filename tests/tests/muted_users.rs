@@ -149,3 +149,19 @@ backend_test! {
         assert_eq!(events[1]["messages"], json!([from_cat]));
     }
 }
+
+backend_test! {
+    async fn new_messages_from_muted_people_arrive_read(app) {
+        let (ann, bob, _) = people(&app).await;
+        mute(&app, &ann, bob.user_id.0).await.success();
+        let dm = app.post("/messages").as_user(&bob).param("type", "direct")
+            .json_param("to", &json!([ann.user_id.0])).param("content", "hello?")
+            .send().await.success()["id"].as_i64().unwrap();
+        assert!(is_read(&app, &ann, dm).await);
+        unmute(&app, &ann, bob.user_id.0).await.success();
+        let later = app.post("/messages").as_user(&bob).param("type", "direct")
+            .json_param("to", &json!([ann.user_id.0])).param("content", "again")
+            .send().await.success()["id"].as_i64().unwrap();
+        assert!(!is_read(&app, &ann, later).await);
+    }
+}

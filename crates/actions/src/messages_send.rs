@@ -248,6 +248,7 @@ pub async fn do_send_message(
                     rows.push((sender.id, sender_bits));
                 }
                     crate::alert_words::flag_alerted(conn, &content, sender.id, &mut rows)?;
+                    crate::muted_users::mark_read_for_muters(conn, sender.id, &mut rows)?;
                     let new = NewMessage {
                         sender_id: sender.id,
                         channel_id: Some(channel.id),
@@ -314,6 +315,7 @@ pub async fn do_send_message(
                         })
                         .collect();
                     crate::alert_words::flag_alerted(conn, &content, sender.id, &mut rows)?;
+                    crate::muted_users::mark_read_for_muters(conn, sender.id, &mut rows)?;
                     let new = NewMessage {
                         sender_id: sender.id,
                         channel_id: None,

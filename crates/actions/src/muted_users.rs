@@ -57,3 +57,22 @@ pub async fn do_unmute_user(ctx: &Context, user: User, muted: UserId) -> ActionR
 pub(crate) fn snapshot(conn: &mut DbConn, user: UserId) -> ActionResult<Value> {
     Ok(muted_users_list(&muted_users::of_user(conn, user)?))
 }
+
+/// A new message from someone a recipient muted arrives already read for them, as in the
+/// reference.
+pub(crate) fn mark_read_for_muters(
+    conn: &mut parley_storage::DbConn,
+    sender: parley_domain::UserId,
+    rows: &mut [(parley_domain::UserId, i64)],
+) -> Result<(), parley_storage::StorageError> {
+    let muters = parley_storage::muted_users::muters_of(conn, sender)?;
+    if muters.is_empty() {
+        return Ok(());
+    }
+    for (user, bits) in rows.iter_mut() {
+        if muters.contains(user) {
+            *bits |= parley_domain::message::flags::READ;
+        }
+    }
+    Ok(())
+}

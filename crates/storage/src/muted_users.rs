@@ -45,3 +45,14 @@ pub fn remove(conn: &mut DbConn, user: UserId, muted: UserId) -> Result<bool, St
     let removed = diesel::delete(muted_users::table.find((user.0, muted.0))).execute(conn)?;
     Ok(removed > 0)
 }
+
+/// Everyone who muted `muted`.
+pub fn muters_of(conn: &mut DbConn, muted: UserId) -> Result<Vec<UserId>, StorageError> {
+    Ok(muted_users::table
+        .filter(muted_users::muted_user_id.eq(muted.0))
+        .select(muted_users::user_id)
+        .load::<i64>(conn)?
+        .into_iter()
+        .map(UserId)
+        .collect())
+}
