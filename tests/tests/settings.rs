@@ -221,3 +221,28 @@ backend_test! {
         assert!(events.iter().any(|e| e["person"]["delivery_email"] == "ann.new@example.com"), "{events:?}");
     }
 }
+
+backend_test! {
+    async fn hiding_the_real_address_tells_those_who_lose_it(app) {
+        let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
+        let bob = app.create_user("bob@parley.test", "Bob", Role::Member).await;
+        let admin = app.create_user("admin@parley.test", "Admin", Role::Administrator).await;
+        let q = |s: Value| s["queue_id"].as_str().unwrap().to_owned();
+        let qb = q(app.register(&bob, &[("event_types", json!(["realm_user"]))]).await);
+        let qa = q(app.register(&admin, &[("event_types", json!(["realm_user"]))]).await);
+        app.patch("/settings").as_user(&ann).param("email_address_visibility", "9").send().await
+            .error(400, "BAD_REQUEST");
+        app.patch("/settings").as_user(&ann).param("email_address_visibility", "3").send().await.success();
+        let bob_events = app.events(&bob, &qb, -1).await;
+        assert!(bob_events.iter().any(|e| e["person"]["user_id"] == ann.user_id.0
+            && e["person"].get("delivery_email") == Some(&Value::Null)), "{bob_events:?}");
+        let new_email = format!("user{}@parley.test", ann.user_id.0);
+        assert!(bob_events.iter().any(|e| e["person"]["new_email"] == new_email.as_str()), "{bob_events:?}");
+        // Administrators keep access: no delivery_email change for them.
+        let admin_events = app.events(&admin, &qa, -1).await;
+        assert!(!admin_events.iter().any(|e| e["person"].get("delivery_email").is_some()));
+        let seen = app.get(&format!("/users/{}", ann.user_id.0)).as_user(&bob).send().await.success();
+        assert_eq!(seen["user"]["delivery_email"], Value::Null);
+        assert_eq!(own_settings(&app, &ann).await["email_address_visibility"], 3);
+    }
+}

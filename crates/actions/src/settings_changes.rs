@@ -9,7 +9,9 @@ use crate::secrets;
 use crate::user_settings::Settings;
 use parley_domain::locale::language_name;
 use parley_domain::settings::{self, LegacyGroup, SettingSpec, SETTINGS};
-use parley_domain::user::{check_full_name, User};
+use parley_domain::user::{
+    can_access_delivery_email, check_full_name, EmailAddressVisibility, User,
+};
 use parley_domain::RequestError;
 use parley_events::{Body, Capability, Event};
 use parley_storage::{settings as stored, users, DbConn};
@@ -28,6 +30,8 @@ pub struct SettingsChange {
     pub new_password: Option<String>,
     /// New address: a confirmation link goes there first.
     pub email: Option<String>,
+    /// Who may see the real address (1 everyone .. 5 moderators).
+    pub email_address_visibility: Option<String>,
 }
 
 /// The settings `PATCH /settings` accepts (S in the spec's table).
@@ -119,6 +123,58 @@ fn apply_setting(
     Ok(())
 }
 
+/// Changes who may see a user's real address: viewers who gain or lose access get
+/// `delivery_email` (null when lost), everyone gets `new_email` when the API address changes,
+/// and the user gets the setting's events.
+fn change_email_visibility(
+    ctx: &Context,
+    conn: &mut DbConn,
+    events: &mut Events,
+    user: &User,
+    visibility: EmailAddressVisibility,
+) -> ActionResult<()> {
+    users::set_email_address_visibility(conn, user.id, visibility)?;
+    let mut after = user.clone();
+    after.email_address_visibility = visibility;
+    let people = active_users(conn)?;
+    let host = &ctx.realm.host;
+    let (mut gained, mut lost) = (Vec::new(), Vec::new());
+    for viewer in &people {
+        let before_ok = can_access_delivery_email(Some(viewer), user);
+        let after_ok = can_access_delivery_email(Some(viewer), &after);
+        if before_ok && !after_ok {
+            lost.push(viewer.id);
+        } else if after_ok && !before_ok {
+            gained.push(viewer.id);
+        }
+    }
+    let person = |email: Value| {
+        json!({"type": "realm_user", "op": "update",
+        "person": {"user_id": user.id, "delivery_email": email}})
+    };
+    if !gained.is_empty() {
+        events.push(Event::json(
+            gained,
+            person(user.delivery_email.clone().into()),
+        ));
+    }
+    if !lost.is_empty() {
+        events.push(Event::json(lost, person(Value::Null)));
+    }
+    if user.api_email(host) != after.api_email(host) {
+        events.push(realm_user_update(
+            conn,
+            json!({"user_id": user.id, "new_email": after.api_email(host)}),
+        )?);
+    }
+    events.push(Event::json(
+        vec![user.id],
+        json!({"type": "user_settings", "op": "update",
+               "property": "email_address_visibility", "value": visibility as i64}),
+    ));
+    Ok(())
+}
+
 /// `PATCH /settings`: checks every value first, then applies them in one transaction.
 pub async fn do_update_settings(
     ctx: &Context,
@@ -135,6 +191,22 @@ pub async fn do_update_settings(
     if let Some(email) = &change.email {
         parley_domain::email::normalize_email(email, "email")?;
     }
+    let visibility = change
+        .email_address_visibility
+        .as_deref()
+        .map(|raw| {
+            raw.trim()
+                .parse::<i64>()
+                .ok()
+                .and_then(EmailAddressVisibility::from_code)
+                .ok_or_else(|| {
+                    RequestError::invalid_param(
+                        "email_address_visibility",
+                        "Invalid email_address_visibility",
+                    )
+                })
+        })
+        .transpose()?;
     let full_name = change
         .full_name
         .as_deref()
@@ -176,6 +248,9 @@ pub async fn do_update_settings(
                 conn,
                 json!({"user_id": user.id, "full_name": name}),
             )?);
+        }
+        if let Some(visibility) = visibility.filter(|v| *v != user.email_address_visibility) {
+            change_email_visibility(&ctx2, conn, events, &user, visibility)?;
         }
         let current = Settings::load(conn, [&user])?;
         for (spec, value) in checked {

@@ -39,6 +39,7 @@ impl params::FromParams for SettingsParams {
             old_password: p.take::<Option<String>>("old_password")?,
             new_password: p.take::<Option<String>>("new_password")?,
             email: p.take::<Option<String>>("email")?,
+            email_address_visibility: p.take::<Option<String>>("email_address_visibility")?,
         }))
     }
 }
