@@ -118,3 +118,21 @@ backend_test! {
             .param("visibility_policy", 1).send().await.error(400, "BAD_REQUEST");
     }
 }
+
+backend_test! {
+    async fn the_legacy_muting_endpoint(app) {
+        let (ann, _, dev) = setup(&app).await;
+        app.patch("/users/me/subscriptions/muted_topics").as_user(&ann).param("stream", "dev")
+            .param("topic", "noise").param("op", "add").send().await.success();
+        assert_eq!(policies(&app.register(&ann, &[]).await), [("noise".to_owned(), 1)]);
+        app.patch("/users/me/subscriptions/muted_topics").as_user(&ann).param("stream_id", dev)
+            .param("topic", "noise").param("op", "add").send().await.error(400, "BAD_REQUEST");
+        app.patch("/users/me/subscriptions/muted_topics").as_user(&ann).param("stream_id", dev)
+            .param("topic", "noise").param("op", "remove").send().await.success();
+        assert!(policies(&app.register(&ann, &[]).await).is_empty());
+        app.patch("/users/me/subscriptions/muted_topics").as_user(&ann).param("stream_id", dev)
+            .param("topic", "noise").param("op", "remove").send().await.error(400, "BAD_REQUEST");
+        app.patch("/users/me/subscriptions/muted_topics").as_user(&ann)
+            .param("topic", "noise").param("op", "add").send().await.error(400, "BAD_REQUEST");
+    }
+}

@@ -169,3 +169,55 @@ pub(crate) fn snapshot(
         .collect();
     Ok((Value::Array(user_topics), Value::Array(muted)))
 }
+
+/// A channel named by ID or by name, as the legacy muting endpoint accepts it.
+#[derive(Debug, Clone)]
+pub enum ChannelRef {
+    /// By ID.
+    Id(ChannelId),
+    /// By name.
+    Name(String),
+}
+
+/// `PATCH /users/me/subscriptions/muted_topics` (deprecated): `add` mutes a topic, `remove`
+/// returns it to the channel's default; errors as the reference when nothing would change.
+pub async fn do_legacy_mute(
+    ctx: &Context,
+    user: User,
+    channel: ChannelRef,
+    topic: String,
+    op: String,
+) -> ActionResult<()> {
+    let mute = match op.as_str() {
+        "add" => true,
+        "remove" => false,
+        _ => return Err(RequestError::invalid_param("op", "Invalid op").into()),
+    };
+    let topic = normalize_topic(&topic, "topic")?;
+    ctx.write(move |conn, events| {
+        let policy = policy::load(conn)?;
+        let channel = match &channel {
+            ChannelRef::Id(id) => access_channel_by_id(conn, &policy, &user, *id)?.0,
+            ChannelRef::Name(name) => {
+                crate::channels::access_channel_by_name(conn, &policy, &user, name)?
+                    .map(|(c, _)| c)
+                    .ok_or_else(|| {
+                        RequestError::bad_request(format!("Channel '{name}' does not exist"))
+                    })?
+            }
+        };
+        let old = current(conn, user.id, channel.id, &topic)?;
+        match (mute, old == VisibilityPolicy::Muted) {
+            (true, true) => return Err(RequestError::bad_request("Topic already muted").into()),
+            (false, false) => return Err(RequestError::bad_request("Topic is not muted").into()),
+            _ => {}
+        }
+        let new = if mute {
+            VisibilityPolicy::Muted
+        } else {
+            VisibilityPolicy::Inherit
+        };
+        set_policy(conn, events, user.id, channel.id, &topic, old, new)
+    })
+    .await
+}

@@ -55,6 +55,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         post => muted_users::mute, delete => muted_users::unmute);
     endpoint!(cfg, "/users/me/subscriptions",
         get => subscriptions::list, post => subscriptions::subscribe, delete => subscriptions::unsubscribe);
+    endpoint!(cfg, "/users/me/subscriptions/muted_topics", patch => user_topics::legacy_mute);
     endpoint!(cfg, "/users/me/subscriptions/properties",
         post => subscriptions::update_properties, patch => subscriptions::update_properties);
     endpoint!(cfg, "/users/me/{stream_id}/topics", get => messages::topics);

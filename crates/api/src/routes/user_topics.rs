@@ -35,3 +35,33 @@ pub async fn update(
     .await?;
     Ok(Success::empty())
 }
+
+params! {
+    /// `PATCH /users/me/subscriptions/muted_topics`.
+    pub struct LegacyMuteParams {
+        stream_id: Option<i64>,
+        stream: Option<String>,
+        topic: String,
+        op: String,
+    }
+}
+
+/// PATCH /users/me/subscriptions/muted_topics — the deprecated way to mute or unmute a topic.
+pub async fn legacy_mute(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    Params(p): Params<LegacyMuteParams>,
+) -> ApiResult<Success> {
+    let channel = match (p.stream_id, p.stream) {
+        (Some(id), None) => user_topics::ChannelRef::Id(ChannelId(id)),
+        (None, Some(name)) => user_topics::ChannelRef::Name(name),
+        _ => {
+            return Err(parley_domain::RequestError::bad_request(
+                "Please supply 'stream' or 'stream_id' (but not both).",
+            )
+            .into())
+        }
+    };
+    user_topics::do_legacy_mute(&ctx, me, channel, p.topic, p.op).await?;
+    Ok(Success::empty())
+}
