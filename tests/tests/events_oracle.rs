@@ -1,7 +1,8 @@
 //! The oracle: for a random sequence of actions by several users, a register snapshot taken at
 //! the start with the events that followed applied to it equals a fresh snapshot at the end.
 //! It catches every forgotten or doubled event for the state it compares: messages received,
-//! unread messages by conversation, mentions, starred messages, subscriptions and subscribers.
+//! unread messages by conversation, mentions, starred messages, subscriptions and subscribers,
+//! personal settings, topic visibility policies and drafts.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -35,6 +36,12 @@ struct State {
     starred: BTreeSet<i64>,
     /// Subscribed channel -> subscribers.
     subscriptions: BTreeMap<i64, BTreeSet<i64>>,
+    /// Personal settings.
+    settings: BTreeMap<String, Value>,
+    /// (channel, lower-cased topic) -> visibility policy.
+    user_topics: BTreeMap<(i64, String), i64>,
+    /// Draft ID -> content.
+    drafts: BTreeMap<i64, String>,
 }
 
 fn ids(value: &Value) -> Vec<i64> {
@@ -75,6 +82,24 @@ impl State {
             state.subscriptions.insert(
                 sub["stream_id"].as_i64().unwrap(),
                 ids(&sub["subscribers"]).into_iter().collect(),
+            );
+        }
+        for (key, value) in s["user_settings"].as_object().unwrap() {
+            state.settings.insert(key.clone(), value.clone());
+        }
+        for t in s["user_topics"].as_array().unwrap() {
+            state.user_topics.insert(
+                (
+                    t["stream_id"].as_i64().unwrap(),
+                    t["topic_name"].as_str().unwrap().to_lowercase(),
+                ),
+                t["visibility_policy"].as_i64().unwrap(),
+            );
+        }
+        for d in s["drafts"].as_array().unwrap() {
+            state.drafts.insert(
+                d["id"].as_i64().unwrap(),
+                d["content"].as_str().unwrap().to_owned(),
             );
         }
         state
@@ -197,6 +222,47 @@ impl State {
                     }
                 }
             }
+            "user_settings" => {
+                self.settings.insert(
+                    event["property"].as_str().unwrap().to_owned(),
+                    event["value"].clone(),
+                );
+            }
+            "user_topic" => {
+                let key = (
+                    event["stream_id"].as_i64().unwrap(),
+                    event["topic_name"].as_str().unwrap().to_lowercase(),
+                );
+                match event["visibility_policy"].as_i64().unwrap() {
+                    0 => {
+                        self.user_topics.remove(&key);
+                    }
+                    policy => {
+                        self.user_topics.insert(key, policy);
+                    }
+                }
+            }
+            "drafts" => match event["op"].as_str().unwrap() {
+                "add" => {
+                    for d in event["drafts"].as_array().unwrap() {
+                        self.drafts.insert(
+                            d["id"].as_i64().unwrap(),
+                            d["content"].as_str().unwrap().to_owned(),
+                        );
+                    }
+                }
+                "update" => {
+                    let d = &event["draft"];
+                    self.drafts.insert(
+                        d["id"].as_i64().unwrap(),
+                        d["content"].as_str().unwrap().to_owned(),
+                    );
+                }
+                "remove" => {
+                    self.drafts.remove(&event["draft_id"].as_i64().unwrap());
+                }
+                _ => {}
+            },
             "subscription" => match event["op"].as_str().unwrap() {
                 "add" => {
                     for sub in event["subscriptions"].as_array().unwrap() {
@@ -239,7 +305,7 @@ const TOPICS: [&str; 3] = ["one", "Two", ""];
 async fn random_action(app: &TestApp, rng: &mut Lcg, people: &[Account], sent: &mut Vec<i64>) {
     let actor = &people[rng.next(people.len())];
     let watcher = &people[0];
-    match rng.next(10) {
+    match rng.next(11) {
         0..=3 => {
             let channel = CHANNELS[rng.next(CHANNELS.len())];
             let topic = TOPICS[rng.next(TOPICS.len())];
@@ -316,6 +382,65 @@ async fn random_action(app: &TestApp, rng: &mut Lcg, people: &[Account], sent: &
                 .send()
                 .await;
         }
+        9 => {
+            match rng.next(4) {
+                0 => {
+                    let value = ["true", "false"][rng.next(2)];
+                    let emojiset = ["google", "twitter", "text"][rng.next(3)];
+                    app.patch("/settings")
+                        .as_user(watcher)
+                        .param("twenty_four_hour_time", value)
+                        .param("emojiset", emojiset)
+                        .send()
+                        .await
+                        .success();
+                }
+                1 => {
+                    let channel = app
+                        .get("/get_stream_id")
+                        .as_user(watcher)
+                        .param("stream", CHANNELS[rng.next(CHANNELS.len())])
+                        .send()
+                        .await
+                        .json["stream_id"]
+                        .as_i64()
+                        .unwrap_or(1);
+                    app.post("/user_topics")
+                        .as_user(watcher)
+                        .param("stream_id", channel)
+                        .param("topic", TOPICS[rng.next(TOPICS.len())])
+                        .param("visibility_policy", rng.next(4))
+                        .send()
+                        .await;
+                }
+                2 => {
+                    app.post("/drafts")
+                    .as_user(watcher)
+                    .json_param("drafts", &json!([{"type": "", "to": [], "topic": "", "content": format!("draft {}", rng.next(100))}]))
+                    .send()
+                    .await
+                    .success();
+                }
+                _ => {
+                    let drafts =
+                        app.get("/drafts").as_user(watcher).send().await.json["drafts"].clone();
+                    if let Some(list) = drafts.as_array().filter(|l| !l.is_empty()) {
+                        let id = list[rng.next(list.len())]["id"].as_i64().unwrap();
+                        if rng.next(2) == 0 {
+                            app.delete(&format!("/drafts/{id}"))
+                                .as_user(watcher)
+                                .send()
+                                .await
+                                .success();
+                        } else {
+                            app.patch(&format!("/drafts/{id}")).as_user(watcher)
+                            .json_param("draft", &json!({"type": "", "to": [], "topic": "", "content": "edited"}))
+                            .send().await.success();
+                        }
+                    }
+                }
+            }
+        }
         _ => {
             let channel = CHANNELS[rng.next(CHANNELS.len())];
             let who = &people[rng.next(people.len())];
@@ -347,7 +472,10 @@ backend_test! {
         for name in CHANNELS {
             app.create_channel(&app.owner, name, &[&people[0], &people[1], &people[2]], &[]).await;
         }
-        let params = [("include_subscribers", json!(true))];
+        let params = [
+            ("include_subscribers", json!(true)),
+            ("client_capabilities", json!({"user_settings_object": true, "empty_topic_name": true})),
+        ];
         for seed in [1u64, 7, 42, 1234, 99] {
             let mut rng = Lcg(seed);
             let snapshot = app.register(&watcher, &params).await;
