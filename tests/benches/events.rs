@@ -15,43 +15,10 @@ use parley_actions::rate_limit::{RateLimiter, RateLimits};
 use parley_domain::UserId;
 use parley_events::{EngineConfig, QueueOptions};
 use parley_storage::testing::Backend;
+use parley_tests::bench::{env_usize, rss_mib, summary};
 use parley_tests::{Account, TestApp};
 use serde_json::json;
 use std::time::{Duration, Instant};
-
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-/// Resident set size in MiB, from /proc (Linux).
-fn rss_mib() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<f64>().ok())
-        })
-        .map_or(0.0, |kb| kb / 1024.0)
-}
-
-fn summary(label: &str, mut samples: Vec<Duration>) {
-    samples.sort();
-    let pick = |q: f64| samples[((samples.len() as f64 - 1.0) * q).round() as usize];
-    let mean = samples.iter().sum::<Duration>() / samples.len() as u32;
-    println!(
-        "{label}: n={} mean={:.2}ms p50={:.2}ms p99={:.2}ms max={:.2}ms",
-        samples.len(),
-        mean.as_secs_f64() * 1e3,
-        pick(0.5).as_secs_f64() * 1e3,
-        pick(0.99).as_secs_f64() * 1e3,
-        pick(1.0).as_secs_f64() * 1e3
-    );
-}
 
 #[actix_web::main]
 async fn main() {

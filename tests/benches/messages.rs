@@ -12,30 +12,10 @@ use parley_domain::message::flags;
 use parley_domain::{ChannelId, UserId};
 use parley_storage::messages::{self, NewMessage};
 use parley_storage::testing::Backend;
+use parley_tests::bench::{env_usize, summary};
 use parley_tests::TestApp;
 use serde_json::json;
 use std::time::{Duration, Instant};
-
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn summary(label: &str, mut samples: Vec<Duration>) {
-    samples.sort();
-    let pick = |q: f64| samples[((samples.len() as f64 - 1.0) * q).round() as usize];
-    let mean = samples.iter().sum::<Duration>() / samples.len() as u32;
-    println!(
-        "{label}: n={} mean={:.2}ms p50={:.2}ms p99={:.2}ms max={:.2}ms",
-        samples.len(),
-        mean.as_secs_f64() * 1e3,
-        pick(0.5).as_secs_f64() * 1e3,
-        pick(0.99).as_secs_f64() * 1e3,
-        pick(1.0).as_secs_f64() * 1e3
-    );
-}
 
 #[actix_web::main]
 async fn main() {

@@ -7,6 +7,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+pub mod bench;
+
 use actix_web::http::Method;
 use actix_web::test::{call_service, init_service, read_body, TestRequest};
 use base64::Engine;

@@ -119,6 +119,35 @@ fn classify(old: &str, new: &str) -> TopicChange {
     }
 }
 
+/// Whether `user` may change the content of a message now: editing is on, they sent it, and the
+/// organization's time limit (with the reference's grace) has not passed. Typing notifications
+/// for editing follow the same rule.
+pub(crate) fn check_can_edit_content(
+    policy: &Policy,
+    user: &User,
+    row: &messages::MessageRow,
+    now: i64,
+) -> Result<(), RequestError> {
+    if !policy.realm.allow_message_editing {
+        return Err(RequestError::bad_request(
+            "Your organization has turned off message editing",
+        ));
+    }
+    if row.sender_id != user.id.0 {
+        return Err(RequestError::bad_request(
+            "You don't have permission to edit this message",
+        ));
+    }
+    if let Some(limit) = policy.realm.message_content_edit_limit_seconds {
+        if now - row.date_sent > limit + TIME_LIMIT_GRACE_SECONDS {
+            return Err(RequestError::bad_request(
+                "The time limit for editing this message has passed",
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// `PATCH /messages/{message_id}`: checks every rule of the spec in the reference's order, then
 /// applies the edit and posts the notices, in one transaction.
 pub async fn update_message(
@@ -142,26 +171,7 @@ pub async fn update_message(
         }
         let now = now();
         if edit.content.is_some() {
-            if !policy.realm.allow_message_editing {
-                return Err(RequestError::bad_request(
-                    "Your organization has turned off message editing",
-                )
-                .into());
-            }
-            if row.sender_id != user.id.0 {
-                return Err(RequestError::bad_request(
-                    "You don't have permission to edit this message",
-                )
-                .into());
-            }
-            if let Some(limit) = policy.realm.message_content_edit_limit_seconds {
-                if now - row.date_sent > limit + TIME_LIMIT_GRACE_SECONDS {
-                    return Err(RequestError::bad_request(
-                        "The time limit for editing this message has passed",
-                    )
-                    .into());
-                }
-            }
+            check_can_edit_content(&policy, &user, &row, now)?;
         }
         let new_topic = match &edit.topic {
             Some(raw) => {

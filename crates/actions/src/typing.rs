@@ -255,26 +255,7 @@ pub async fn send_edit_typing(
                     return Err(invalid_message());
                 }
             }
-            if !policy.realm.allow_message_editing {
-                return Err(RequestError::bad_request(
-                    "Your organization has turned off message editing",
-                )
-                .into());
-            }
-            if row.sender_id != user.id.0 {
-                return Err(RequestError::bad_request(
-                    "You don't have permission to edit this message",
-                )
-                .into());
-            }
-            if let Some(limit) = policy.realm.message_content_edit_limit_seconds {
-                if now() - row.date_sent > limit {
-                    return Err(RequestError::bad_request(
-                        "The time limit for editing this message has passed",
-                    )
-                    .into());
-                }
-            }
+            crate::messages_edit::check_can_edit_content(&policy, &user, &row, now())?;
             let event = match row.channel_id {
                 Some(channel_id) => {
                     if !flag(conn, &user, "send_stream_typing_notifications")? {
