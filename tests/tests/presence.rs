@@ -52,22 +52,7 @@ async fn queue(app: &TestApp, who: &Account, capabilities: Value) -> String {
 }
 
 async fn events(app: &TestApp, who: &Account, queue_id: &str) -> Vec<Value> {
-    let body = app
-        .get("/events")
-        .as_user(who)
-        .param("queue_id", queue_id)
-        .param("last_event_id", -1)
-        .param("dont_block", true)
-        .send()
-        .await
-        .success();
-    body["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["type"] != "heartbeat")
-        .cloned()
-        .collect()
+    app.events(who, queue_id, -1).await
 }
 
 /// Rewrites a user's stored presence, to put it in the past.

@@ -21,22 +21,10 @@ async fn queue(app: &TestApp, who: &Account, capabilities: Value) -> String {
 }
 
 async fn events(app: &TestApp, who: &Account, queue_id: &str) -> Vec<Value> {
-    let body = app
-        .get("/events")
-        .as_user(who)
-        .param("queue_id", queue_id)
-        .param("last_event_id", -1)
-        .param("dont_block", true)
-        .send()
+    app.events(who, queue_id, -1)
         .await
-        .success();
-    body["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["type"] != "heartbeat")
-        .map(|e| {
-            let mut e = e.clone();
+        .into_iter()
+        .map(|mut e| {
             e.as_object_mut().unwrap().remove("id");
             e
         })
