@@ -19,24 +19,7 @@ import traceback
 
 import zulip
 
-PASSED = 0
-FAILED = 0
-
-
-def check(name, condition, detail=""):
-    global PASSED, FAILED
-    if condition:
-        PASSED += 1
-        print(f"ok   {name}")
-    else:
-        FAILED += 1
-        print(f"FAIL {name} {detail}")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from checks import check, finish, free_port
 
 
 def wait_for(port, proc):
@@ -185,8 +168,7 @@ def main():
             check("parley shuts down cleanly on SIGTERM", proc.returncode == 0, output.decode())
     backend = "PostgreSQL" if args.database_url else "SQLite"
     print(f"Python client against parley on {backend}:")
-    print(f"python-client: {PASSED} passed, {FAILED} failed")
-    return 1 if FAILED or not PASSED else 0
+    return finish("python-client")
 
 
 if __name__ == "__main__":

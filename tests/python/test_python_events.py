@@ -30,31 +30,12 @@ import traceback
 import requests
 import zulip
 
-PASSED = 0
-FAILED = 0
+from checks import check, finish, free_port
+
 
 EVENT_TYPES = ["message", "update_message", "reaction", "subscription", "typing"]
 HEARTBEAT_SECONDS = 1
 QUEUE_TIMEOUT_SECONDS = 3
-
-
-def check(name, condition, detail=""):
-    global PASSED, FAILED
-    if condition:
-        PASSED += 1
-        print(f"ok   {name}", flush=True)
-    else:
-        FAILED += 1
-        detail = str(detail)
-        if len(detail) > 3000:
-            detail = detail[:3000] + "..."
-        print(f"FAIL {name} {detail}", flush=True)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_until(predicate, timeout, step=0.05):
@@ -469,8 +450,7 @@ def main():
             check("parley shuts down cleanly on SIGTERM", code == 0, f"{code}\n{server.log_tail()}")
     backend = "PostgreSQL" if args.database_url else "SQLite"
     print(f"Python client event queues against parley on {backend} ({time.time() - started:.1f} s):")
-    print(f"python-client: {PASSED} passed, {FAILED} failed")
-    return 1 if FAILED or not PASSED else 0
+    return finish("python-client")
 
 
 if __name__ == "__main__":

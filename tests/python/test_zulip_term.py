@@ -29,30 +29,12 @@ import traceback
 
 import zulip
 
-PASSED = 0
-FAILED = 0
+import checks
+from checks import check, finish, free_port
+
 CHANNEL = "terminal-test"
 TOPIC = "tmux topic"
 OTHER_TOPIC = "another topic"
-
-
-def check(name, condition, detail=""):
-    global PASSED, FAILED
-    if condition:
-        PASSED += 1
-        print(f"ok   {name}", flush=True)
-    else:
-        FAILED += 1
-        detail = str(detail)
-        if len(detail) > 6000:
-            detail = detail[:6000] + "..."
-        print(f"FAIL {name} {detail}", flush=True)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def tail(path, n=60):
@@ -247,8 +229,7 @@ def main():
     started = time.time()
     if not shutil.which("tmux"):
         check("tmux is installed", False, "tmux not found")
-        print(f"zulip-term: {PASSED} passed, {FAILED} failed")
-        return 1
+        return finish("zulip-term")
     with tempfile.TemporaryDirectory() as data_dir, tempfile.TemporaryDirectory() as work_dir:
         port = free_port()
         site = f"http://127.0.0.1:{port}"
@@ -304,7 +285,7 @@ def main():
                 proc.kill()
                 proc.wait()
             check("parley shuts down cleanly on SIGTERM", proc.returncode == 0, tail(server_log))
-            if FAILED:
+            if checks.FAILED:
                 print("---- zulip-term API requests (last lines)")
                 print("\n".join(requests_log.splitlines()[-30:]))
                 print("---- zulip-term debug.log")
@@ -313,8 +294,7 @@ def main():
                 print(tail(server_log))
     backend = "PostgreSQL" if args.database_url else "SQLite"
     print(f"zulip-term 0.7.0 against parley on {backend} ({time.time() - started:.1f} s):")
-    print(f"zulip-term: {PASSED} passed, {FAILED} failed")
-    return 1 if FAILED or not PASSED else 0
+    return finish("zulip-term")
 
 
 if __name__ == "__main__":

@@ -110,11 +110,15 @@ fn flags_event(
     };
     if op == FlagOp::Remove && flag == "read" {
         let mut details = Map::new();
-        for id in changed {
-            let Some(row) = messages::by_id(conn, *id)? else {
-                continue;
-            };
-            let bits = messages::flags_of(conn, user.id, *id)?.unwrap_or(0);
+        // One query for every message and the user's flags on it.
+        let audience = messages::Audience {
+            reader: user.id,
+            history_channels: Vec::new(),
+        };
+        for found in messages::by_ids_for(conn, &audience, changed, &[])? {
+            let row = found.row;
+            let id = MessageId(row.id);
+            let bits = found.flags.unwrap_or(0);
             let mentioned = bits
                 & (flags::MENTIONED
                     | flags::STREAM_WILDCARD_MENTIONED

@@ -309,14 +309,14 @@ pub async fn do_update_realm_defaults(
     }
     ctx.write(move |conn, events| {
         let current = realm_defaults(conn)?;
+        let everyone: Vec<_> = active_users(conn)?.iter().map(|u| u.id).collect();
         for (spec, value) in checked {
             if current.get(spec.name) == Some(&value) {
                 continue;
             }
             stored::set_realm_default(conn, spec.name, &value.to_string())?;
-            let everyone: Vec<_> = active_users(conn)?.iter().map(|u| u.id).collect();
             events.push(Event::json(
-                everyone,
+                everyone.clone(),
                 json!({
                     "type": "realm_user_settings_defaults", "op": "update",
                     "property": spec.name, "value": value,

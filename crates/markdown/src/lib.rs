@@ -36,20 +36,33 @@ mod timestamp;
 
 pub use linkifiers::topic_links;
 
-/// Organization data the renderer looks up (users, groups, channels, emoji, linkifiers).
+/// Organization data the renderer looks up (users, groups, channels, emoji, linkifiers). Every
+/// method defaults to knowing nothing, so a lookup implements only what it has.
 pub trait Lookup {
     /// Active users whose full name is `full_name` (names are not unique).
-    fn users_by_name(&self, full_name: &str) -> Vec<MentionUser>;
+    fn users_by_name(&self, _full_name: &str) -> Vec<MentionUser> {
+        Vec::new()
+    }
     /// The user with this id, if any.
-    fn user_by_id(&self, id: i64) -> Option<MentionUser>;
+    fn user_by_id(&self, _id: i64) -> Option<MentionUser> {
+        None
+    }
     /// The user group with this name, if any.
-    fn group_by_name(&self, name: &str) -> Option<MentionGroup>;
+    fn group_by_name(&self, _name: &str) -> Option<MentionGroup> {
+        None
+    }
     /// The channel with this name, if any.
-    fn channel_by_name(&self, name: &str) -> Option<MentionChannel>;
+    fn channel_by_name(&self, _name: &str) -> Option<MentionChannel> {
+        None
+    }
     /// The organization's custom emoji with this name, if any.
-    fn realm_emoji(&self, name: &str) -> Option<RealmEmoji>;
+    fn realm_emoji(&self, _name: &str) -> Option<RealmEmoji> {
+        None
+    }
     /// The organization's linkifiers, in priority order.
-    fn linkifiers(&self) -> &[Linkifier];
+    fn linkifiers(&self) -> &[Linkifier] {
+        &[]
+    }
     /// The organization's base URL without a trailing slash (e.g. `https://chat.example.com`);
     /// links into it are rewritten to relative ones, as Zulip does.
     fn realm_url(&self) -> Option<&str> {
@@ -61,26 +74,7 @@ pub trait Lookup {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct NoLookup;
 
-impl Lookup for NoLookup {
-    fn users_by_name(&self, _full_name: &str) -> Vec<MentionUser> {
-        Vec::new()
-    }
-    fn user_by_id(&self, _id: i64) -> Option<MentionUser> {
-        None
-    }
-    fn group_by_name(&self, _name: &str) -> Option<MentionGroup> {
-        None
-    }
-    fn channel_by_name(&self, _name: &str) -> Option<MentionChannel> {
-        None
-    }
-    fn realm_emoji(&self, _name: &str) -> Option<RealmEmoji> {
-        None
-    }
-    fn linkifiers(&self) -> &[Linkifier] {
-        &[]
-    }
-}
+impl Lookup for NoLookup {}
 
 /// A user that can be mentioned.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -297,21 +291,6 @@ mod tests {
         }];
         struct Linkifiers<'a>(&'a [Linkifier]);
         impl Lookup for Linkifiers<'_> {
-            fn users_by_name(&self, _: &str) -> Vec<MentionUser> {
-                Vec::new()
-            }
-            fn user_by_id(&self, _: i64) -> Option<MentionUser> {
-                None
-            }
-            fn group_by_name(&self, _: &str) -> Option<MentionGroup> {
-                None
-            }
-            fn channel_by_name(&self, _: &str) -> Option<MentionChannel> {
-                None
-            }
-            fn realm_emoji(&self, _: &str) -> Option<RealmEmoji> {
-                None
-            }
             fn linkifiers(&self) -> &[Linkifier] {
                 self.0
             }

@@ -286,3 +286,25 @@ pub fn active_recipients(
         .map(UserId)
         .collect())
 }
+
+/// The rows of these users for one channel.
+pub fn of_channel_for(
+    conn: &mut DbConn,
+    channel: ChannelId,
+    users: &[UserId],
+) -> Result<Vec<Subscription>, StorageError> {
+    let ids: Vec<i64> = users.iter().map(|u| u.0).collect();
+    let mut out = Vec::new();
+    for chunk in ids.chunks(500) {
+        out.extend(
+            subs::table
+                .filter(subs::channel_id.eq(channel.0))
+                .filter(subs::user_id.eq_any(chunk))
+                .select(columns())
+                .load::<Row>(conn)?
+                .into_iter()
+                .map(from_row),
+        );
+    }
+    Ok(out)
+}

@@ -131,8 +131,13 @@ pub fn by_delivery_email(conn: &mut DbConn, email: &str) -> Result<Option<User>,
 
 /// Every user of the organization, active or not, in ID order (system bots are not theirs).
 pub fn all(conn: &mut DbConn) -> Result<Vec<User>, StorageError> {
+    by_kind(conn, false)
+}
+
+/// The organization's users (`system` false) or the system bots (`system` true), in ID order.
+fn by_kind(conn: &mut DbConn, system: bool) -> Result<Vec<User>, StorageError> {
     Ok(users::table
-        .filter(users::is_system_bot.eq(false))
+        .filter(users::is_system_bot.eq(system))
         .order(users::id)
         .select(UserRow::as_select())
         .load(conn)?
@@ -249,14 +254,7 @@ pub fn system_bot(
 
 /// The system bots (the Notification Bot), which belong to no organization's user list.
 pub fn system_bots(conn: &mut DbConn) -> Result<Vec<User>, StorageError> {
-    Ok(users::table
-        .filter(users::is_system_bot.eq(true))
-        .order(users::id)
-        .select(UserRow::as_select())
-        .load(conn)?
-        .into_iter()
-        .map(User::from)
-        .collect())
+    by_kind(conn, true)
 }
 
 /// Changes a user's display name.

@@ -248,15 +248,20 @@ impl SubscribeEvents {
                 gained_added,
                 stream_create(vec![channel.api_fields(after.len() as i64)]),
             );
-            for user in added {
-                if let Some(row) = subscriptions::get(conn, *user, channel.id)? {
-                    let object = subscription_object(channel, &row.settings, &after, true);
-                    if let Some(entry) = self.adds.get_mut(user) {
-                        entry.1.push(object);
-                    } else if let Some(person) = parley_storage::users::by_id(conn, *user)? {
-                        let settings = crate::user_settings::effective_settings(conn, &person)?;
-                        self.adds.insert(*user, (settings, vec![object]));
-                    }
+            // One query for the new rows and one for the newcomers' settings.
+            let newcomers: Vec<&User> = people
+                .users
+                .iter()
+                .filter(|u| added_set.contains(&u.id) && !self.adds.contains_key(&u.id))
+                .collect();
+            let settings = crate::user_settings::Settings::load(conn, newcomers.iter().copied())?;
+            for row in subscriptions::of_channel_for(conn, channel.id, added)? {
+                let object = subscription_object(channel, &row.settings, &after, true);
+                if let Some(entry) = self.adds.get_mut(&row.user_id) {
+                    entry.1.push(object);
+                } else if let Some(person) = newcomers.iter().find(|u| u.id == row.user_id) {
+                    self.adds
+                        .insert(row.user_id, (settings.all(person), vec![object]));
                 }
             }
         }
