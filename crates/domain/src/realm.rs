@@ -28,6 +28,40 @@ pub mod limits {
     pub const MAX_TOPIC_LENGTH: usize = 60;
 }
 
+/// The organization's group settings: `(name, default system group)`, in the order
+/// [`RealmPolicy::group_settings`] returns them. Defaults are the reference's for a new
+/// organization.
+pub const REALM_GROUP_SETTINGS: [(&str, SystemGroup); 22] = [
+    ("can_create_public_channel_group", SystemGroup::Members),
+    ("can_create_private_channel_group", SystemGroup::Members),
+    ("can_create_web_public_channel_group", SystemGroup::Owners),
+    ("can_add_subscribers_group", SystemGroup::Members),
+    ("can_mention_many_users_group", SystemGroup::Administrators),
+    (
+        "can_move_messages_between_channels_group",
+        SystemGroup::Members,
+    ),
+    (
+        "can_move_messages_between_topics_group",
+        SystemGroup::Everyone,
+    ),
+    ("can_resolve_topics_group", SystemGroup::Everyone),
+    ("can_delete_any_message_group", SystemGroup::Administrators),
+    ("can_delete_own_message_group", SystemGroup::Everyone),
+    ("can_access_all_users_group", SystemGroup::Everyone),
+    ("can_add_custom_emoji_group", SystemGroup::Members),
+    ("can_create_bots_group", SystemGroup::Members),
+    ("can_create_write_only_bots_group", SystemGroup::Members),
+    ("can_create_groups", SystemGroup::Members),
+    ("can_invite_users_group", SystemGroup::Members),
+    ("can_manage_all_groups", SystemGroup::Owners),
+    ("can_manage_billing_group", SystemGroup::Administrators),
+    ("can_summarize_topics_group", SystemGroup::Everyone),
+    ("create_multiuse_invite_group", SystemGroup::Administrators),
+    ("direct_message_initiator_group", SystemGroup::Everyone),
+    ("direct_message_permission_group", SystemGroup::Everyone),
+];
+
 /// Organization-wide permissions and limits that govern channels and messages. Stored as named
 /// JSON values; a value never set takes the reference server's default for a new organization.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,6 +86,30 @@ pub struct RealmPolicy {
     pub can_delete_any_message_group: GroupSetting,
     /// Who may delete their own messages.
     pub can_delete_own_message_group: GroupSetting,
+    /// Who may see every user (others see only users they share channels or messages with).
+    pub can_access_all_users_group: GroupSetting,
+    /// Who may add custom emoji.
+    pub can_add_custom_emoji_group: GroupSetting,
+    /// Who may create any kind of bot.
+    pub can_create_bots_group: GroupSetting,
+    /// Who may create bots that can only send messages (incoming webhooks).
+    pub can_create_write_only_bots_group: GroupSetting,
+    /// Who may create user groups.
+    pub can_create_groups: GroupSetting,
+    /// Who may send invitations (by email).
+    pub can_invite_users_group: GroupSetting,
+    /// Who may manage every user group, whatever the group's own settings say.
+    pub can_manage_all_groups: GroupSetting,
+    /// Who may manage billing (kept for clients; Parley has no billing).
+    pub can_manage_billing_group: GroupSetting,
+    /// Who may ask for topic summaries (kept for clients; Parley has no summaries).
+    pub can_summarize_topics_group: GroupSetting,
+    /// Who may create reusable invitation links.
+    pub create_multiuse_invite_group: GroupSetting,
+    /// Who may start direct-message conversations.
+    pub direct_message_initiator_group: GroupSetting,
+    /// Who may take part in direct-message conversations.
+    pub direct_message_permission_group: GroupSetting,
     /// Whether message content may be edited at all.
     pub allow_message_editing: bool,
     /// Seconds after sending during which content may be edited; None is unlimited.
@@ -68,21 +126,18 @@ pub struct RealmPolicy {
 
 impl RealmPolicy {
     /// The group-setting names, for validation and storage.
-    pub const GROUP_SETTINGS: [&'static str; 10] = [
-        "can_create_public_channel_group",
-        "can_create_private_channel_group",
-        "can_create_web_public_channel_group",
-        "can_add_subscribers_group",
-        "can_mention_many_users_group",
-        "can_move_messages_between_channels_group",
-        "can_move_messages_between_topics_group",
-        "can_resolve_topics_group",
-        "can_delete_any_message_group",
-        "can_delete_own_message_group",
-    ];
+    pub const GROUP_SETTINGS: [&'static str; 22] = {
+        let mut names = [""; 22];
+        let mut i = 0;
+        while i < 22 {
+            names[i] = REALM_GROUP_SETTINGS[i].0;
+            i += 1;
+        }
+        names
+    };
 
     /// The group-setting values, in the order of [`RealmPolicy::GROUP_SETTINGS`].
-    pub fn group_settings(&self) -> [&GroupSetting; 10] {
+    pub fn group_settings(&self) -> [&GroupSetting; 22] {
         [
             &self.can_create_public_channel_group,
             &self.can_create_private_channel_group,
@@ -94,13 +149,37 @@ impl RealmPolicy {
             &self.can_resolve_topics_group,
             &self.can_delete_any_message_group,
             &self.can_delete_own_message_group,
+            &self.can_access_all_users_group,
+            &self.can_add_custom_emoji_group,
+            &self.can_create_bots_group,
+            &self.can_create_write_only_bots_group,
+            &self.can_create_groups,
+            &self.can_invite_users_group,
+            &self.can_manage_all_groups,
+            &self.can_manage_billing_group,
+            &self.can_summarize_topics_group,
+            &self.create_multiuse_invite_group,
+            &self.direct_message_initiator_group,
+            &self.direct_message_permission_group,
         ]
+    }
+
+    /// The group setting called `name`, if the organization has one.
+    pub fn group_setting(&self, name: &str) -> Option<&GroupSetting> {
+        Self::GROUP_SETTINGS
+            .iter()
+            .position(|n| *n == name)
+            .map(|i| self.group_settings()[i])
     }
 
     /// The policy from stored values (`name -> JSON text`), defaults for the rest. System group
     /// IDs come from `groups`.
     pub fn from_stored(stored: &HashMap<String, String>, groups: &GroupGraph) -> RealmPolicy {
-        let group = |name: &str, default: SystemGroup| {
+        let group = |name: &str| {
+            let default = REALM_GROUP_SETTINGS
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map_or(SystemGroup::Nobody, |(_, g)| *g);
             stored
                 .get(name)
                 .and_then(|text| GroupSetting::from_json(text))
@@ -115,40 +194,30 @@ impl RealmPolicy {
             None => default,
         };
         RealmPolicy {
-            can_create_public_channel_group: group(
-                "can_create_public_channel_group",
-                SystemGroup::Members,
-            ),
-            can_create_private_channel_group: group(
-                "can_create_private_channel_group",
-                SystemGroup::Members,
-            ),
-            can_create_web_public_channel_group: group(
-                "can_create_web_public_channel_group",
-                SystemGroup::Owners,
-            ),
-            can_add_subscribers_group: group("can_add_subscribers_group", SystemGroup::Members),
-            can_mention_many_users_group: group(
-                "can_mention_many_users_group",
-                SystemGroup::Administrators,
-            ),
+            can_create_public_channel_group: group("can_create_public_channel_group"),
+            can_create_private_channel_group: group("can_create_private_channel_group"),
+            can_create_web_public_channel_group: group("can_create_web_public_channel_group"),
+            can_add_subscribers_group: group("can_add_subscribers_group"),
+            can_mention_many_users_group: group("can_mention_many_users_group"),
             can_move_messages_between_channels_group: group(
                 "can_move_messages_between_channels_group",
-                SystemGroup::Members,
             ),
-            can_move_messages_between_topics_group: group(
-                "can_move_messages_between_topics_group",
-                SystemGroup::Everyone,
-            ),
-            can_resolve_topics_group: group("can_resolve_topics_group", SystemGroup::Everyone),
-            can_delete_any_message_group: group(
-                "can_delete_any_message_group",
-                SystemGroup::Administrators,
-            ),
-            can_delete_own_message_group: group(
-                "can_delete_own_message_group",
-                SystemGroup::Everyone,
-            ),
+            can_move_messages_between_topics_group: group("can_move_messages_between_topics_group"),
+            can_resolve_topics_group: group("can_resolve_topics_group"),
+            can_delete_any_message_group: group("can_delete_any_message_group"),
+            can_delete_own_message_group: group("can_delete_own_message_group"),
+            can_access_all_users_group: group("can_access_all_users_group"),
+            can_add_custom_emoji_group: group("can_add_custom_emoji_group"),
+            can_create_bots_group: group("can_create_bots_group"),
+            can_create_write_only_bots_group: group("can_create_write_only_bots_group"),
+            can_create_groups: group("can_create_groups"),
+            can_invite_users_group: group("can_invite_users_group"),
+            can_manage_all_groups: group("can_manage_all_groups"),
+            can_manage_billing_group: group("can_manage_billing_group"),
+            can_summarize_topics_group: group("can_summarize_topics_group"),
+            create_multiuse_invite_group: group("create_multiuse_invite_group"),
+            direct_message_initiator_group: group("direct_message_initiator_group"),
+            direct_message_permission_group: group("direct_message_permission_group"),
             allow_message_editing: stored
                 .get("allow_message_editing")
                 .and_then(|t| serde_json::from_str(t).ok())
