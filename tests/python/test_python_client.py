@@ -2,12 +2,15 @@
 
 Starts `parley serve` on a fresh data directory (and, with --database-url, a given database),
 then drives it the way a bot would: build `zulip.Client` from the generated owner.zuliprc, list
-users, create a user, fetch that user's API key with /fetch_api_key, and act as that user.
+users, create a user, fetch that user's API key with /fetch_api_key, and act as that user; then
+sets up an organization (roles, a bot, groups deciding a permission, an invitation link followed
+through its sign-up page, a linkifier, an upload, a custom emoji) through the client's own calls.
 
 Usage: test_python_client.py --parley PATH [--database-url URL]
 """
 
 import argparse
+import json
 import os
 import signal
 import socket
@@ -17,6 +20,7 @@ import tempfile
 import time
 import traceback
 
+import requests
 import zulip
 
 from checks import check, finish, free_port
@@ -85,6 +89,7 @@ def run_against_server(zuliprc, site):
     check("get_user_by_id finds the new user", user.get("user", {}).get("full_name") == "Made By Bot", user)
 
     run_messages(owner, new_user, created["user_id"])
+    run_organization(owner, site)
 
 
 def run_messages(owner, member, member_id):
@@ -139,6 +144,163 @@ def run_messages(owner, member, member_id):
     check("delete_message", deleted["result"] == "success", deleted)
     gone = member.get_raw_message(sent["id"])
     check("a deleted message is gone", gone.get("result") == "error", gone)
+
+
+PNG_1X1 = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360f8cfc0000003010100c9fe92ef"
+    "0000000049454e44ae426082"
+)
+
+
+def find_group(client, name):
+    groups = client.get_user_groups().get("user_groups", [])
+    return next((g for g in groups if g["name"] == name), None)
+
+
+def as_user(site, email, password):
+    """A client for an account, by email and password through /fetch_api_key."""
+    fetched = requests.post(f"{site}/api/v1/fetch_api_key", data={"username": email, "password": password}).json()
+    return zulip.Client(email=fetched.get("email", email), api_key=fetched.get("api_key", ""), site=site), fetched
+
+
+def run_organization(owner, site):
+    """An administrator sets up the organization entirely over the API with the official client:
+    people and roles, a bot, groups with subgroups that decide a permission, an invitation link a
+    new person follows, a linkifier that changes rendering, and an upload only the right people
+    can fetch."""
+    people = {}
+    for short, name in [("lead", "Lena Lead"), ("senior", "Sam Senior"), ("plain", "Pat Plain")]:
+        made = owner.create_user({"email": f"{short}@parley.local", "password": f"{short}-password", "full_name": name})
+        check(f"create_user {short}", made["result"] == "success", made)
+        people[short] = made.get("user_id")
+    lead, lead_info = as_user(site, "lead@parley.local", "lead-password")
+    senior, _ = as_user(site, "senior@parley.local", "senior-password")
+    plain, _ = as_user(site, "plain@parley.local", "plain-password")
+
+    # Roles.
+    promoted = owner.update_user_by_id(people["lead"], role=300)
+    check("update_user_by_id sets the role", promoted["result"] == "success", promoted)
+    check("the lead is now a moderator", owner.get_user_by_id(people["lead"]).get("user", {}).get("role") == 300)
+    renamed = owner.update_user_by_id(people["plain"], full_name="Pat Plainly")
+    check("update_user_by_id renames", renamed["result"] == "success"
+          and owner.get_user_by_id(people["plain"]).get("user", {}).get("full_name") == "Pat Plainly", renamed)
+    off = owner.deactivate_user_by_id(people["plain"])
+    check("deactivate_user_by_id", off["result"] == "success", off)
+    refused = plain.get_profile()
+    check("a deactivated user's key stops working", refused["result"] == "error", refused)
+    on = owner.reactivate_user_by_id(people["plain"])
+    check("reactivate_user_by_id", on["result"] == "success", on)
+
+    # A bot of the owner's that posts with its own key.
+    bot = owner.call_endpoint(url="bots", method="POST",
+                              request={"full_name": "Helper Bot", "short_name": "helper", "bot_type": 1})
+    check("create a bot", bot["result"] == "success" and bot.get("api_key"), bot)
+    bot_user = owner.get_user_by_id(bot.get("user_id", 0)).get("user", {})
+    check("the bot is listed with its owner", bot_user.get("is_bot") and bot_user.get("bot_owner_id") == owner.get_profile()["user_id"], bot_user)
+    bots = owner.call_endpoint(url="bots", method="GET")
+    check("GET /bots lists it", any(b.get("user_id") == bot.get("user_id") for b in bots.get("bots", [])), bots)
+
+    # Groups with a subgroup deciding who may create channels.
+    made = owner.create_user_group({"name": "leads", "description": "Team leads", "members": [people["lead"]]})
+    check("create_user_group", made["result"] == "success", made)
+    made = owner.create_user_group({"name": "seniors", "description": "Seniors", "members": [people["senior"]]})
+    check("create a second group", made["result"] == "success", made)
+    leads, seniors = find_group(owner, "leads"), find_group(owner, "seniors")
+    check("get_user_groups lists both", leads and seniors, owner.get_user_groups())
+    if not (leads and seniors):
+        return
+    nested = owner.call_endpoint(url=f"user_groups/{leads['id']}/members", method="POST",
+                                 request={"add_subgroups": json.dumps([seniors["id"]])})
+    check("seniors become a subgroup of leads", nested["result"] == "success", nested)
+    cycle = owner.call_endpoint(url=f"user_groups/{seniors['id']}/members", method="POST",
+                                request={"add_subgroups": json.dumps([leads["id"]])})
+    check("a cycle of subgroups is refused", cycle["result"] == "error", cycle)
+    members = owner.get_user_groups()
+    check("the group lists its subgroup", seniors["id"] in find_group(owner, "leads").get("direct_subgroup_ids", []), members)
+    made = owner.add_subscriptions(streams=[{"name": "engineering"}])
+    check("the owner creates a channel", made["result"] == "success", made)
+    old = owner.register(event_types=["realm"]).get("realm_can_create_public_channel_group")
+    changed = owner.call_endpoint(url="realm", method="PATCH", request={
+        "can_create_public_channel_group": json.dumps({"new": leads["id"], "old": old})})
+    check("the realm's channel-creation permission goes to the leads group", changed["result"] == "success", changed)
+    by_senior = senior.add_subscriptions(streams=[{"name": "senior-made"}])
+    check("a member of the subgroup may create a channel", by_senior["result"] == "success", by_senior)
+    by_plain = plain.add_subscriptions(streams=[{"name": "plain-made"}])
+    check("someone outside the groups may not", by_plain["result"] == "error", by_plain)
+
+    # An invitation link a new person follows.
+    engineering = owner.get_stream_id("engineering").get("stream_id")
+    invite = owner.call_endpoint(url="invites/multiuse", method="POST", request={
+        "invite_as": 300, "stream_ids": json.dumps([engineering]), "group_ids": json.dumps([leads["id"]]),
+        "welcome_message_custom_text": "Welcome to **engineering**!"})
+    check("create a reusable invitation link", invite["result"] == "success" and invite.get("invite_link"), invite)
+    link = invite.get("invite_link")
+    if not link:
+        return
+    page = requests.get(link)
+    check("the link serves a sign-up page", page.status_code == 200 and "<form" in page.text, page.text[:500])
+    joined = requests.post(link, data={"email": "newcomer@parley.local", "full_name": "New Comer",
+                                       "password": "newcomer-password"})
+    check("the sign-up form creates the account", joined.status_code == 200, joined.text[:500])
+    newcomer, info = as_user(site, "newcomer@parley.local", "newcomer-password")
+    me = newcomer.get_profile()
+    check("the newcomer has the invitation's role", me.get("role") == 300, me)
+    subs = [s["name"] for s in newcomer.get_subscriptions().get("subscriptions", [])]
+    check("the newcomer is in the invitation's channel", "engineering" in subs, subs)
+    check("the newcomer is in the invitation's group", me.get("user_id") in find_group(owner, "leads").get("members", []))
+    welcome = newcomer.get_messages({"anchor": "newest", "num_before": 5, "num_after": 0, "narrow": [["is", "dm"]]})
+    check("the newcomer got the welcome message",
+          any("Welcome to <strong>engineering</strong>!" in m["content"] for m in welcome.get("messages", [])), welcome)
+    invites = owner.call_endpoint(url="invites", method="GET")
+    listed = [i for i in invites.get("invites", []) if i.get("is_multiuse")]
+    check("GET /invites lists the link", len(listed) == 1, invites)
+    if listed:
+        revoked = owner.call_endpoint(url=f"invites/multiuse/{listed[0]['id']}", method="DELETE")
+        check("the link is revoked", revoked["result"] == "success", revoked)
+        again = requests.get(link)
+        check("a revoked link says so", again.status_code >= 400 and "revoked" in again.text.lower(), again.text[:500])
+
+    # A linkifier changes how messages render.
+    added = owner.add_realm_filter("#(?P<id>[0-9]+)", "https://tracker.example/issues/{id}")
+    check("add_realm_filter", added["result"] == "success", added)
+    linkifiers = owner.get_realm_linkifiers()
+    check("get_realm_linkifiers lists it", any(l.get("pattern") == "#(?P<id>[0-9]+)" for l in linkifiers.get("linkifiers", [])), linkifiers)
+    sent = owner.send_message({"type": "stream", "to": "engineering", "topic": "bugs", "content": "see #42"})
+    rendered = owner.get_messages({"anchor": sent.get("id", 0), "num_before": 0, "num_after": 0, "apply_markdown": True})
+    content = (rendered.get("messages") or [{}])[0].get("content", "")
+    check("the message links the issue", 'href="https://tracker.example/issues/42"' in content, content)
+
+    # An upload only the right people can fetch.
+    with tempfile.NamedTemporaryFile(suffix=".txt") as f:
+        f.write(b"the secret plan")
+        f.flush()
+        f.seek(0)
+        uploaded = lead.upload_file(f)
+    check("upload_file", uploaded["result"] == "success" and uploaded.get("uri", "").startswith("/user_uploads/"), uploaded)
+    uri = uploaded.get("uri", "/user_uploads/none")
+    lead.send_message({"type": "private", "to": [senior.email], "content": f"[plan.txt]({uri})"})
+    for who, client, allowed in [("its owner", lead, True), ("the DM's recipient", senior, True), ("an outsider", plain, False)]:
+        got = requests.get(site + uri, auth=(client.email, client.api_key))
+        if allowed:
+            check(f"{who} can fetch the upload", got.status_code == 200 and got.content == b"the secret plan", got.status_code)
+        else:
+            check(f"{who} cannot fetch the upload", got.status_code in (403, 404) and b"secret" not in got.content, got.status_code)
+    attachments = lead.get_attachments()
+    check("get_attachments lists it with its message",
+          any(a.get("path_id") and a.get("messages") for a in attachments.get("attachments", [])), attachments)
+
+    # A custom emoji.
+    with tempfile.NamedTemporaryFile(suffix=".png") as f:
+        f.write(PNG_1X1)
+        f.flush()
+        f.seek(0)
+        emoji = owner.upload_custom_emoji("parley_party", f)
+    check("upload_custom_emoji", emoji["result"] == "success", emoji)
+    listed = owner.get_realm_emoji().get("emoji", {})
+    check("get_realm_emoji lists it", any(e.get("name") == "parley_party" for e in listed.values()), listed)
+    removed = owner.delete_custom_emoji("parley_party")
+    check("delete_custom_emoji", removed["result"] == "success", removed)
 
 
 def main():

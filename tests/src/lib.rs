@@ -181,6 +181,31 @@ impl TestApp {
         }
     }
 
+    /// The same application (same database, accounts and mail) served through a context
+    /// changed by `change`, such as `|ctx| ctx.with_push(Some(..))`.
+    pub async fn reconfigured(mut self, change: impl FnOnce(Context) -> Context) -> TestApp {
+        self.ctx = change(self.ctx.clone());
+        let service = Rc::new(init_service(parley_api::app(self.ctx.clone())).await);
+        self.caller = Rc::new(move |request| {
+            let service = service.clone();
+            Box::pin(async move {
+                let response = call_service(&*service, request).await;
+                let status = response.status().as_u16();
+                let headers = response.headers().clone();
+                let body = read_body(response).await;
+                let text = String::from_utf8_lossy(&body).into_owned();
+                let json = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                Response {
+                    status,
+                    json,
+                    text,
+                    headers,
+                }
+            })
+        });
+        self
+    }
+
     /// Creates a user through the actions layer and returns their credentials.
     pub async fn create_user(&self, email: &str, full_name: &str, role: Role) -> Account {
         let password = format!("pw-{email}");
@@ -336,6 +361,13 @@ impl TestApp {
     /// A GET of a path outside `/api/v1` (pages such as confirmation links).
     pub fn get_page(&self, path: &str) -> RequestBuilder<'_> {
         let mut builder = self.request(Method::GET, "");
+        builder.path = path.to_owned();
+        builder
+    }
+
+    /// A POST of a path outside `/api/v1` (form submissions of pages such as `/join/{key}/`).
+    pub fn post_page(&self, path: &str) -> RequestBuilder<'_> {
+        let mut builder = self.request(Method::POST, "");
         builder.path = path.to_owned();
         builder
     }

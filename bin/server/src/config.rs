@@ -72,6 +72,25 @@ pub struct Settings {
     /// Sender address of outgoing mail [default: noreply@<external host>].
     #[arg(long, global = true, env = "PARLEY_MAIL_FROM", value_name = "EMAIL")]
     pub mail_from: Option<String>,
+
+    /// Base URL of the push notification service (bouncer) that mobile devices register with;
+    /// without it push registration answers PUSH_SERVICE_NOT_CONFIGURED [default: none].
+    #[arg(
+        long,
+        global = true,
+        env = "PARLEY_PUSH_SERVICE_URL",
+        value_name = "URL"
+    )]
+    pub push_service_url: Option<String>,
+
+    /// Minutes an invitation link works when its creator does not say [default: 14400, ten days].
+    #[arg(
+        long,
+        global = true,
+        env = "PARLEY_INVITATION_LINK_VALIDITY_MINUTES",
+        value_name = "MINUTES"
+    )]
+    pub invitation_link_validity_minutes: Option<i64>,
 }
 
 impl Settings {
@@ -91,6 +110,10 @@ impl Settings {
                 .or(fallback.queue_timeout_seconds),
             smtp_url: self.smtp_url.or(fallback.smtp_url),
             mail_from: self.mail_from.or(fallback.mail_from),
+            push_service_url: self.push_service_url.or(fallback.push_service_url),
+            invitation_link_validity_minutes: self
+                .invitation_link_validity_minutes
+                .or(fallback.invitation_link_validity_minutes),
         }
     }
 }
@@ -118,6 +141,10 @@ pub struct Config {
     pub smtp_url: Option<url::Url>,
     /// Sender of outgoing mail.
     pub mail_from: String,
+    /// The push notification service, when one is configured.
+    pub push_service_url: Option<url::Url>,
+    /// Default lifetime of invitation links, in minutes.
+    pub invitation_link_validity_minutes: i64,
 }
 
 /// Reads the TOML file's settings.
@@ -173,12 +200,31 @@ impl Config {
             }
             None => None,
         };
+        let invitation_link_validity_minutes = settings
+            .invitation_link_validity_minutes
+            .unwrap_or(parley_domain::invite::DEFAULT_VALIDITY_MINUTES);
+        if invitation_link_validity_minutes < 1 {
+            bail!("--invitation-link-validity-minutes must be at least 1");
+        }
+        let push_service_url = match settings.push_service_url.filter(|u| !u.trim().is_empty()) {
+            Some(raw) => {
+                let parsed = url::Url::parse(raw.trim())
+                    .with_context(|| format!("--push-service-url '{raw}' is not a URL"))?;
+                if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+                    bail!("--push-service-url '{raw}' must look like https://HOST");
+                }
+                Some(parsed)
+            }
+            None => None,
+        };
         let mail_from = settings
             .mail_from
             .unwrap_or_else(|| format!("noreply@{}", realm.host));
         Ok(Config {
+            push_service_url,
             smtp_url,
             mail_from,
+            invitation_link_validity_minutes,
             bind,
             data_dir,
             database_url,
@@ -252,6 +298,28 @@ mod tests {
     }
 
     #[test]
+    fn invitation_link_validity_has_a_default_and_a_minimum() {
+        let config = Config::resolve(Settings::default(), None).unwrap();
+        assert_eq!(config.invitation_link_validity_minutes, 14400);
+        let given = Settings {
+            invitation_link_validity_minutes: Some(90),
+            ..Settings::default()
+        };
+        assert_eq!(
+            Config::resolve(given, None)
+                .unwrap()
+                .invitation_link_validity_minutes,
+            90
+        );
+        let zero = Settings {
+            invitation_link_validity_minutes: Some(0),
+            ..Settings::default()
+        };
+        let err = format!("{:#}", Config::resolve(zero, None).unwrap_err());
+        assert!(err.contains("--invitation-link-validity-minutes"), "{err}");
+    }
+
+    #[test]
     fn wrong_settings_are_named() {
         let bad_bind = Settings {
             bind: Some("nowhere".into()),
@@ -275,5 +343,28 @@ mod tests {
             ..Settings::default()
         };
         assert!(Config::resolve(typo, None).is_err());
+    }
+
+    #[test]
+    fn push_service_url_is_optional_and_checked() {
+        assert!(Config::resolve(Settings::default(), None)
+            .unwrap()
+            .push_service_url
+            .is_none());
+        let given = Settings {
+            push_service_url: Some("https://push.example.com/".into()),
+            ..Settings::default()
+        };
+        let config = Config::resolve(given, None).unwrap();
+        assert_eq!(
+            config.push_service_url.unwrap().as_str(),
+            "https://push.example.com/"
+        );
+        let bad = Settings {
+            push_service_url: Some("ftp://push".into()),
+            ..Settings::default()
+        };
+        let err = format!("{:#}", Config::resolve(bad, None).unwrap_err());
+        assert!(err.contains("--push-service-url"), "{err}");
     }
 }

@@ -54,6 +54,15 @@ pub async fn start(config: &Config) -> anyhow::Result<(Context, Bootstrap)> {
         }),
     };
     let ctx = ctx.with_mailer(mailer);
+    let ctx = ctx.with_push(config.push_service_url.as_ref().map(|url| {
+        parley_actions::push_devices::PushConfig {
+            service_url: url.as_str().trim_end_matches('/').to_owned(),
+        }
+    }));
+    let ctx = ctx.with_files(Arc::new(parley_actions::file_store::LocalFileStore::new(
+        config.data_dir.join("uploads"),
+    )));
+    let ctx = ctx.with_invitation_link_validity_minutes(config.invitation_link_validity_minutes);
     let init = RealmInit {
         name: config.realm_name.clone(),
         owner_email: config.owner_email.clone(),

@@ -182,7 +182,7 @@ pub(crate) fn build_channel(
 }
 
 /// Anonymous group settings may name only active users.
-fn check_direct_members(
+pub(crate) fn check_direct_members(
     conn: &mut DbConn,
     setting: &GroupSetting,
     var_name: &str,

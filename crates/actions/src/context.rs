@@ -1,5 +1,6 @@
 //! What every action needs: the database and where the organization lives.
 
+use crate::file_store::{FileStore, MemoryFileStore};
 use crate::mail::{Mailer, MemoryMailer};
 use crate::publish::EventHub;
 use crate::rate_limit::RateLimits;
@@ -49,6 +50,13 @@ pub struct Context {
     pub events: Arc<EventHub>,
     /// Where outgoing mail goes.
     pub mailer: Arc<dyn Mailer>,
+    /// The push notification service, when one is configured.
+    pub push: Option<crate::push_devices::PushConfig>,
+    /// Lifetime of an invitation link whose creator did not choose one, in minutes (the
+    /// reference's `INVITATION_LINK_VALIDITY_MINUTES`).
+    pub invitation_link_validity_minutes: i64,
+    /// Where uploaded files, custom emoji and avatars are kept.
+    pub files: Arc<dyn FileStore>,
 }
 
 impl Context {
@@ -60,6 +68,9 @@ impl Context {
             limits: Arc::new(RateLimits::default()),
             events: Arc::new(EventHub::in_process(Default::default())),
             mailer: Arc::new(MemoryMailer::default()),
+            push: None,
+            invitation_link_validity_minutes: parley_domain::invite::DEFAULT_VALIDITY_MINUTES,
+            files: Arc::new(MemoryFileStore::default()),
         }
     }
 
@@ -72,6 +83,24 @@ impl Context {
     /// The same context sending mail through `mailer`.
     pub fn with_mailer(mut self, mailer: Arc<dyn Mailer>) -> Self {
         self.mailer = mailer;
+        self
+    }
+
+    /// The same context keeping uploaded files in `files`.
+    pub fn with_files(mut self, files: Arc<dyn FileStore>) -> Self {
+        self.files = files;
+        self
+    }
+
+    /// The same context giving invitation links this default lifetime, in minutes.
+    pub fn with_invitation_link_validity_minutes(mut self, minutes: i64) -> Self {
+        self.invitation_link_validity_minutes = minutes;
+        self
+    }
+
+    /// The same context using this push notification service.
+    pub fn with_push(mut self, push: Option<crate::push_devices::PushConfig>) -> Self {
+        self.push = push;
         self
     }
 

@@ -10,9 +10,7 @@ use crate::time::now;
 use parley_domain::email::normalize_email;
 use parley_domain::user::{can_access_delivery_email, EmailAddressVisibility, User};
 use parley_domain::RequestError;
-use parley_events::Event;
 use parley_storage::{email_changes, users};
-use serde_json::json;
 
 /// How long a confirmation link works (the reference's one day).
 pub const CONFIRMATION_VALID_SECONDS: i64 = 24 * 3600;
@@ -86,19 +84,21 @@ pub async fn do_confirm_email_change(ctx: &Context, token: String) -> ActionResu
             .filter(|viewer| can_access_delivery_email(Some(viewer), &after))
             .map(|viewer| viewer.id)
             .collect();
-        events.push(Event::json(
-            can_see,
-            json!({"type": "realm_user", "op": "update",
-                   "person": {"user_id": user_id, "delivery_email": email}}),
-        ));
+        // Built by the one constructor of every `realm_user` update form, which keeps to the
+        // users who can access the changed user.
+        if let Some(event) =
+            crate::notify::users::delivery_email_changed(conn, &after, can_see, Some(&email))?
+        {
+            events.push(event);
+        }
         if after.email_address_visibility == EmailAddressVisibility::Everyone
             && before.api_email(&host) != after.api_email(&host)
         {
-            events.push(Event::json(
-                people.iter().map(|u| u.id).collect(),
-                json!({"type": "realm_user", "op": "update",
-                       "person": {"user_id": user_id, "new_email": after.api_email(&host)}}),
-            ));
+            events.push(crate::notify::users::api_email_changed(
+                conn,
+                &after,
+                &after.api_email(&host),
+            )?);
         }
         Ok(email)
     })

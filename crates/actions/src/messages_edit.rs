@@ -214,11 +214,19 @@ pub async fn update_message(
             }
             let audience = message_viewers(conn, &row)?;
             let edited = edit_content(conn, &realm_url, &user, &row, &edit, now)?;
+            let uploads = crate::uploads::update_claims_after_edit(
+                conn,
+                events,
+                &user,
+                &realm_url,
+                MessageId(row.id),
+                edited.as_ref().map(|e| e.0.as_str()),
+            )?;
             let body = update_body(&user, &row, now, edited.as_ref(), None);
             for event in message_updated(conn, body, MessageId(row.id), &audience)? {
                 events.push(event);
             }
-            return Ok(detached());
+            return Ok(detached(uploads));
         };
         if edit.propagate_mode != PropagateMode::ChangeOne
             && edit.topic.is_none()
@@ -346,6 +354,14 @@ pub async fn update_message(
         } else {
             None
         };
+        let uploads = crate::uploads::update_claims_after_edit(
+            conn,
+            events,
+            &user,
+            &realm_url,
+            MessageId(row.id),
+            edited.as_ref().map(|e| e.0.as_str()),
+        )?;
         if new_topic.is_none() && target.is_none() {
             let mut body = update_body(&user, &row, now, edited.as_ref(), None);
             body.insert("stream_id".into(), channel.id.0.into());
@@ -353,7 +369,7 @@ pub async fn update_message(
             for event in message_updated(conn, body, MessageId(row.id), &viewers)? {
                 events.push(event);
             }
-            return Ok(detached());
+            return Ok(detached(uploads));
         }
         let is_resolve_toggle =
             matches!(change, Some(TopicChange::Resolve | TopicChange::Unresolve))
@@ -430,6 +446,10 @@ pub async fn update_message(
             topic: &final_topic,
             propagate_mode: edit.propagate_mode,
             ids: &moved_sorted,
+            topic_links: crate::linkifiers::topic_links_json(
+                &final_topic,
+                &crate::linkifiers::for_rendering(conn)?,
+            ),
         };
         let body = update_body(&user, &row, now, edited.as_ref(), Some(&movement));
         for event in message_updated(conn, body, MessageId(row.id), &audience)? {
@@ -455,14 +475,14 @@ pub async fn update_message(
             &moved,
             &edit,
         )?;
-        Ok(detached())
+        Ok(detached(uploads))
     })
     .await
 }
 
-fn detached() -> Map<String, Value> {
+fn detached(uploads: Vec<Value>) -> Map<String, Value> {
     let mut out = Map::new();
-    out.insert("detached_uploads".into(), json!([]));
+    out.insert("detached_uploads".into(), Value::Array(uploads));
     out
 }
 
@@ -474,6 +494,8 @@ struct Movement<'a> {
     topic: &'a str,
     propagate_mode: PropagateMode,
     ids: &'a [MessageId],
+    /// The new topic's linkifier matches, as `topic_links` lists them.
+    topic_links: Value,
 }
 
 /// The body of an `update_message` event (flags are added per user).
@@ -513,7 +535,7 @@ fn update_body(
         body.insert("orig_subject".into(), m.orig_topic.into());
         if m.orig_topic != m.topic {
             body.insert("subject".into(), m.topic.into());
-            body.insert("topic_links".into(), json!([]));
+            body.insert("topic_links".into(), m.topic_links.clone());
         }
         if let Some(target) = m.target {
             body.insert("new_stream_id".into(), target.id.0.into());
@@ -544,6 +566,11 @@ fn edit_content(
         "user_id": user.id, "timestamp": now,
         "prev_content": row.content, "prev_rendered_content": row.rendered_content,
     });
+    let policy = crate::policy::load(conn)?;
+    let mentioned: Vec<UserId> =
+        crate::messages_send::mentioned_users(conn, &policy, user, &rendered)?
+            .into_iter()
+            .collect();
     let history = history_with(row.edit_history.as_deref(), entry);
     let edited = (content.clone(), rendered.html.clone());
     let change = ContentChange {
@@ -554,11 +581,6 @@ fn edit_content(
         has_attachment: rendered.has_attachment,
     };
     messages::set_content(conn, MessageId(row.id), &change, now, &history)?;
-    let mentioned: Vec<UserId> = rendered
-        .mentioned_user_ids
-        .iter()
-        .map(|id| UserId(*id))
-        .collect();
     messages::set_mentions(conn, MessageId(row.id), &mentioned)?;
     crate::alert_words::reflag_after_edit(
         conn,

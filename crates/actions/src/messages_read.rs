@@ -621,6 +621,7 @@ pub(crate) fn present(
         }));
     }
     let host = &ctx.realm.host;
+    let linkifier_list = crate::linkifiers::for_rendering(conn)?;
     let mut out = Vec::with_capacity(list.len());
     for message in list {
         let row = &message.row;
@@ -713,7 +714,8 @@ pub(crate) fn present(
                 m.insert("subject".into(), "".into());
             }
         }
-        m.insert("topic_links".into(), Value::Array(Vec::new()));
+        let topic_links = crate::linkifiers::topic_links_json(&row.topic, &linkifier_list);
+        m.insert("topic_links".into(), topic_links);
         m.insert(
             "is_me_message".into(),
             row.content.starts_with("/me ").into(),

@@ -161,6 +161,29 @@ fn dm_recipients(
     Ok(out)
 }
 
+/// The users a message mentions by name or through user groups, once the sender's right to
+/// mention each group (`can_mention_group`) is checked. Silent mentions reach nobody.
+pub(crate) fn mentioned_users(
+    conn: &mut DbConn,
+    policy: &Policy,
+    sender: &User,
+    rendered: &parley_markdown::Rendered,
+) -> ActionResult<BTreeSet<UserId>> {
+    let mut mentioned: BTreeSet<UserId> = rendered
+        .mentioned_user_ids
+        .iter()
+        .map(|id| UserId(*id))
+        .collect();
+    let groups: Vec<i64> = rendered.mentioned_group_ids.iter().copied().collect();
+    if !groups.is_empty() {
+        crate::user_groups::check_can_mention_groups(conn, policy, sender, &groups)?;
+        mentioned.extend(crate::user_groups::group_mention_user_ids(
+            conn, policy, &groups,
+        )?);
+    }
+    Ok(mentioned)
+}
+
 /// Whether the sender may use a wildcard mention reaching `count` people.
 fn check_wildcard(
     policy: &Policy,
@@ -211,6 +234,7 @@ pub async fn do_send_message(
                     check_topic_policy(&policy, &channel, &topic)?;
                     let starts_topic = !messages::topic_exists(conn, channel.id, &topic)?;
                     let rendered = rendering::render(conn, &ctx2.realm.url, &content);
+                    let mentioned = mentioned_users(conn, &policy, &sender, &rendered)?;
                     let recipients = subscriptions::active_recipients(conn, channel.id)?;
                     if rendered.stream_wildcard {
                         check_wildcard(&policy, &sender, recipients.len(), ErrorCode::StreamWildcardMentionNotAllowed,
@@ -231,7 +255,7 @@ pub async fn do_send_message(
                         .iter()
                         .map(|user| {
                             let mut bits = if *user == sender.id { sender_bits } else { 0 };
-                            if rendered.mentioned_user_ids.contains(&user.0) {
+                            if mentioned.contains(user) {
                                 bits |= flags::MENTIONED;
                             }
                             if rendered.stream_wildcard {
@@ -266,6 +290,7 @@ pub async fn do_send_message(
                     };
                     let id = messages::insert(conn, &new, &rows)?;
                     channels::set_first_message(conn, channel.id, id.0)?;
+                    crate::uploads::claim_attachments(conn, events, &sender, &ctx2.realm.url, id, &content)?;
                     events.push(notify::messages::message_sent(&ctx2, conn, &sender, id, MessageAudience {
                         rows: &rows,
                         channel_name: Some(channel.name.clone()),
@@ -298,6 +323,7 @@ pub async fn do_send_message(
                         _ => (Some(messages::dm_group(conn, &key)?), None),
                     };
                     let rendered = rendering::render(conn, &ctx2.realm.url, &content);
+                    let mentioned = mentioned_users(conn, &policy, &sender, &rendered)?;
                     let mut rows: Vec<(UserId, i64)> = unique
                         .iter()
                         .map(|user| {
@@ -305,7 +331,7 @@ pub async fn do_send_message(
                             if *user == sender.id {
                                 bits |= sender_bits;
                             }
-                            if rendered.mentioned_user_ids.contains(&user.0) {
+                            if mentioned.contains(user) {
                                 bits |= flags::MENTIONED;
                             }
                             if rendered.stream_wildcard {
@@ -332,6 +358,7 @@ pub async fn do_send_message(
                         client: request.client.clone(),
                     };
                     let id = messages::insert(conn, &new, &rows)?;
+                    crate::uploads::claim_attachments(conn, events, &sender, &ctx2.realm.url, id, &content)?;
                     events.push(notify::messages::message_sent(&ctx2, conn, &sender, id, MessageAudience {
                         rows: &rows,
                         channel_name: None,

@@ -20,14 +20,14 @@ pub const NOTIFICATION_BOT_EMAIL: &str = "notification-bot@zulip.com";
 
 /// The Notification Bot, created on first use.
 pub(crate) fn notification_bot(conn: &mut DbConn) -> ActionResult<User> {
-    let id = users::system_bot(
-        conn,
-        NOTIFICATION_BOT_EMAIL,
-        "Notification Bot",
-        &secrets::generate_api_key(),
-        now(),
-    )?;
-    users::by_id(conn, id)?.ok_or_else(|| ActionError::Internal("notification bot vanished".into()))
+    system_bot(conn, NOTIFICATION_BOT_EMAIL, "Notification Bot")
+}
+
+/// The system bot with this address (the Notification Bot, the Welcome Bot), created on first
+/// use.
+pub(crate) fn system_bot(conn: &mut DbConn, email: &str, name: &str) -> ActionResult<User> {
+    let id = users::system_bot(conn, email, name, &secrets::generate_api_key(), now())?;
+    users::by_id(conn, id)?.ok_or_else(|| ActionError::Internal(format!("{name} vanished")))
 }
 
 /// A silent mention of a user, as notices name people.

@@ -100,7 +100,10 @@ pub async fn add_reaction(
                 r.emoji_code.clone(),
                 r.reaction_type.clone(),
             ),
-            None => resolve_emoji(&emoji)?,
+            None => match crate::realm_emoji::custom_reaction(conn, &emoji)? {
+                Some(custom) => custom,
+                None => resolve_emoji(&emoji)?,
+            },
         };
         if found.flags.is_none() {
             messages::add_historical_row(conn, user.id, id, flags::READ | flags::HISTORICAL)?;
@@ -146,10 +149,10 @@ pub async fn remove_reaction(
     ctx.write(move |conn, events| {
         let policy = policy::load(conn)?;
         let found = accessible_message(conn, &policy, &user, id)?.ok_or_else(invalid_message)?;
-        let kind = emoji
-            .reaction_type
-            .clone()
-            .unwrap_or_else(|| "unicode_emoji".to_owned());
+        let kind = match emoji.reaction_type.clone() {
+            Some(kind) => kind,
+            None => crate::realm_emoji::default_reaction_type(conn, &emoji)?,
+        };
         let code = match (&emoji.emoji_code, &emoji.emoji_name) {
             (Some(code), _) => code.clone(),
             (None, Some(name)) => reactions::of_messages(conn, &[id])?

@@ -11,6 +11,8 @@ use std::cell::RefCell;
 pub struct DbLookup<'a> {
     conn: RefCell<&'a mut DbConn>,
     realm_url: String,
+    /// The linkifiers, read at most once per rendering, on first use.
+    linkifiers: std::cell::OnceCell<Vec<Linkifier>>,
 }
 
 impl<'a> DbLookup<'a> {
@@ -19,6 +21,7 @@ impl<'a> DbLookup<'a> {
         DbLookup {
             conn: RefCell::new(conn),
             realm_url: realm_url.to_owned(),
+            linkifiers: std::cell::OnceCell::new(),
         }
     }
 }
@@ -51,9 +54,16 @@ impl Lookup for DbLookup<'_> {
             })
     }
 
-    fn group_by_name(&self, _name: &str) -> Option<MentionGroup> {
-        // User groups arrive with the organization features; system groups are not mentionable.
-        None
+    fn group_by_name(&self, name: &str) -> Option<MentionGroup> {
+        // Active user groups only; system groups and deactivated groups are not mentionable.
+        let mut conn = self.conn.borrow_mut();
+        parley_storage::groups::active_user_group_by_name(&mut conn, name)
+            .ok()
+            .flatten()
+            .map(|g| MentionGroup {
+                id: g.id,
+                name: g.name,
+            })
     }
 
     fn channel_by_name(&self, name: &str) -> Option<MentionChannel> {
@@ -68,12 +78,16 @@ impl Lookup for DbLookup<'_> {
             })
     }
 
-    fn realm_emoji(&self, _name: &str) -> Option<RealmEmoji> {
-        None
+    fn realm_emoji(&self, name: &str) -> Option<RealmEmoji> {
+        let mut conn = self.conn.borrow_mut();
+        crate::realm_emoji::for_rendering(&mut conn, name)
     }
 
     fn linkifiers(&self) -> &[Linkifier] {
-        &[]
+        self.linkifiers.get_or_init(|| {
+            let mut conn = self.conn.borrow_mut();
+            crate::linkifiers::for_rendering(&mut conn).unwrap_or_default()
+        })
     }
 
     fn realm_url(&self) -> Option<&str> {

@@ -66,7 +66,7 @@ pub async fn get_server_settings(ctx: &Context) -> ActionResult<ServerSettings> 
         zulip_feature_level: version::FEATURE_LEVEL,
         zulip_version: version::service_version(),
         zulip_merge_base: version::service_merge_base(),
-        push_notifications_enabled: false,
+        push_notifications_enabled: crate::push_devices::push_enabled(ctx),
         is_incompatible: false,
         email_auth_enabled: true,
         require_email_format_usernames: true,

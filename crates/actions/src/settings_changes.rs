@@ -85,12 +85,13 @@ fn setting_events(user: &User, host: &str, spec: &SettingSpec, value: &Value) ->
     Event::to_users(vec![user.id], body)
 }
 
+/// `realm_user` `update` of the user `person.user_id` names, to the users who can access them
+/// (one constructor serves every form: `notify::users::person_update`).
 fn realm_user_update(conn: &mut DbConn, person: Value) -> ActionResult<Event> {
-    let everyone: Vec<_> = active_users(conn)?.iter().map(|u| u.id).collect();
-    Ok(Event::json(
-        everyone,
-        json!({"type": "realm_user", "op": "update", "person": person}),
-    ))
+    let id = parley_domain::UserId(person["user_id"].as_i64().unwrap_or_default());
+    let target = users::by_id(conn, id)?
+        .ok_or_else(|| ActionError::Internal("changed user vanished".into()))?;
+    crate::notify::users::person_update(conn, &target, person)
 }
 
 /// Applies one checked setting value to a user; records its events when it changed.
@@ -148,18 +149,16 @@ fn change_email_visibility(
             gained.push(viewer.id);
         }
     }
-    let person = |email: Value| {
-        json!({"type": "realm_user", "op": "update",
-        "person": {"user_id": user.id, "delivery_email": email}})
-    };
-    if !gained.is_empty() {
-        events.push(Event::json(
-            gained,
-            person(user.delivery_email.clone().into()),
-        ));
-    }
-    if !lost.is_empty() {
-        events.push(Event::json(lost, person(Value::Null)));
+    // Only viewers who can access the user hear of it (`notify::users::delivery_email_changed`).
+    let gained = crate::notify::users::delivery_email_changed(
+        conn,
+        user,
+        gained,
+        Some(&user.delivery_email),
+    )?;
+    let lost = crate::notify::users::delivery_email_changed(conn, user, lost, None)?;
+    for event in gained.into_iter().chain(lost) {
+        events.push(event);
     }
     if user.api_email(host) != after.api_email(host) {
         events.push(realm_user_update(

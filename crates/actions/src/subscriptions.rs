@@ -116,7 +116,9 @@ pub struct SubscribeResult {
     pub unauthorized: Option<Vec<String>>,
 }
 
-fn may_add_others(policy: &Policy, caller: &User, channel: &Channel) -> bool {
+/// Whether `caller` may subscribe other people to `channel` (also used to check the channels of
+/// an invitation link).
+pub(crate) fn may_add_others(policy: &Policy, caller: &User, channel: &Channel) -> bool {
     if caller.role.is_guest() {
         return false;
     }

@@ -79,7 +79,8 @@ async fn update_status(
                 target.id
             }
         };
-        let change = check_status_request(&UnicodeEmoji, request)?;
+        let emoji = crate::realm_emoji::EmojiWithCustom::load(conn, &UnicodeEmoji)?;
+        let change = check_status_request(&emoji, request)?;
         if change.is_empty() {
             // Only the deprecated `away` was sent: nothing Parley stores changes.
             return Ok(());

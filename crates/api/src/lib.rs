@@ -41,6 +41,26 @@ pub fn app(
             "/accounts/confirm_new_email/{token}",
             web::get().to(routes::settings::confirm_email),
         )
+        .route("/join/{key}/", web::get().to(routes::signup::show))
+        .route("/join/{key}/", web::post().to(routes::signup::submit))
+        .route("/join/{key}", web::get().to(routes::signup::show))
+        .route("/join/{key}", web::post().to(routes::signup::submit))
+        .route(
+            "/user_uploads/temporary/{token}/{filename:.*}",
+            web::get().to(routes::uploads::serve_temporary),
+        )
+        .route(
+            "/user_uploads/{realm_id_str}/{filename:.*}",
+            web::get().to(routes::uploads::serve),
+        )
+        .route(
+            "/user_avatars/{realm_id}/emoji/images/{file:.*}",
+            web::get().to(routes::realm_emoji::image),
+        )
+        .route(
+            "/user_avatars/{file}",
+            web::get().to(routes::avatars::image),
+        )
         .route(
             "/static/images/logo/parley-icon.svg",
             web::get().to(routes::server::icon),

@@ -49,6 +49,10 @@ pub enum ErrorCode {
     ReactionDoesNotExist,
     /// An expected old value (`old`, `prev_content_sha256`) does not match.
     ExpectationMismatch,
+    /// Deactivating the only owner, or the only user, of the organization.
+    CannotDeactivateLastUser,
+    /// Deactivating a user group that a setting or another group still uses.
+    CannotDeactivateGroupInUse,
     /// An unexpected failure on the server's side.
     InternalServerError,
 }
@@ -78,6 +82,8 @@ impl ErrorCode {
             ErrorCode::ExpectationMismatch => "EXPECTATION_MISMATCH",
             ErrorCode::ReactionAlreadyExists => "REACTION_ALREADY_EXISTS",
             ErrorCode::ReactionDoesNotExist => "REACTION_DOES_NOT_EXIST",
+            ErrorCode::CannotDeactivateLastUser => "CANNOT_DEACTIVATE_LAST_USER",
+            ErrorCode::CannotDeactivateGroupInUse => "CANNOT_DEACTIVATE_GROUP_IN_USE",
             ErrorCode::InternalServerError => "INTERNAL_SERVER_ERROR",
         }
     }

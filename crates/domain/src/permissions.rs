@@ -36,24 +36,11 @@ pub fn check_can_grant_role(caller: &User, role: Role) -> Result<(), RequestErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::UserId;
-    use crate::user::{AvatarSource, EmailAddressVisibility};
 
     fn user(role: Role, can_create_users: bool) -> User {
         User {
-            id: UserId(1),
-            delivery_email: "a@b.c".into(),
-            full_name: "A".into(),
-            role,
-            is_active: true,
-            bot_type: None,
-            bot_owner_id: None,
-            timezone: String::new(),
-            avatar_source: AvatarSource::Gravatar,
-            avatar_version: 1,
-            date_joined: 0,
-            email_address_visibility: EmailAddressVisibility::Everyone,
             can_create_users,
+            ..crate::testing::user(1, role)
         }
     }
 

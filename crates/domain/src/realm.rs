@@ -189,10 +189,9 @@ impl RealmPolicy {
                     direct_subgroups: Vec::new(),
                 })
         };
-        let seconds = |name: &str, default: Option<i64>| match stored.get(name) {
-            Some(text) => serde_json::from_str::<Option<i64>>(text).unwrap_or(default),
-            None => default,
-        };
+        // Plain settings read through the registry, so defaults live in one place.
+        let setting = |name: &str| crate::realm_settings::stored_or_default(name, stored);
+        let seconds = |name: &str| setting(name).as_i64();
         RealmPolicy {
             can_create_public_channel_group: group("can_create_public_channel_group"),
             can_create_private_channel_group: group("can_create_private_channel_group"),
@@ -218,30 +217,19 @@ impl RealmPolicy {
             create_multiuse_invite_group: group("create_multiuse_invite_group"),
             direct_message_initiator_group: group("direct_message_initiator_group"),
             direct_message_permission_group: group("direct_message_permission_group"),
-            allow_message_editing: stored
-                .get("allow_message_editing")
-                .and_then(|t| serde_json::from_str(t).ok())
-                .unwrap_or(true),
-            message_content_edit_limit_seconds: seconds(
-                "message_content_edit_limit_seconds",
-                Some(600),
-            ),
+            allow_message_editing: setting("allow_message_editing").as_bool().unwrap_or(true),
+            message_content_edit_limit_seconds: seconds("message_content_edit_limit_seconds"),
             move_messages_within_stream_limit_seconds: seconds(
                 "move_messages_within_stream_limit_seconds",
-                Some(604_800),
             ),
             move_messages_between_streams_limit_seconds: seconds(
                 "move_messages_between_streams_limit_seconds",
-                Some(604_800),
             ),
-            message_content_delete_limit_seconds: seconds(
-                "message_content_delete_limit_seconds",
-                Some(600),
-            ),
-            topics_policy: stored
-                .get("topics_policy")
-                .and_then(|t| serde_json::from_str(t).ok())
-                .unwrap_or_else(|| "allow_empty_topic".to_owned()),
+            message_content_delete_limit_seconds: seconds("message_content_delete_limit_seconds"),
+            topics_policy: setting("topics_policy")
+                .as_str()
+                .unwrap_or("allow_empty_topic")
+                .to_owned(),
         }
     }
 }

@@ -317,19 +317,11 @@ mod tests {
 
     fn user(id: i64, role: Role, visibility: EmailAddressVisibility) -> User {
         User {
-            id: UserId(id),
             delivery_email: format!("u{id}@example.com"),
             full_name: format!("User {id}"),
-            role,
-            is_active: true,
-            bot_type: None,
-            bot_owner_id: None,
-            timezone: String::new(),
-            avatar_source: AvatarSource::Gravatar,
-            avatar_version: 1,
             date_joined: 1_700_000_000,
             email_address_visibility: visibility,
-            can_create_users: false,
+            ..crate::testing::user(id, role)
         }
     }
 

@@ -24,6 +24,14 @@ pub trait EmojiSet {
     fn code_for_name(&self, name: &str) -> Option<String>;
     /// Whether `code` is a known Unicode emoji code.
     fn is_code(&self, code: &str) -> bool;
+    /// The code (ID) of the active custom emoji of this name, if there is one.
+    fn custom_code_for_name(&self, _name: &str) -> Option<String> {
+        None
+    }
+    /// The name of the custom emoji with this code (ID) and whether it is deactivated.
+    fn custom_emoji(&self, _code: &str) -> Option<(String, bool)> {
+        None
+    }
 }
 
 /// A status update as the client sent it.
@@ -70,6 +78,9 @@ impl StatusChange {
 
 /// The code and namespace an emoji name stands for, when the client sent only the name.
 fn lookup(emoji: &dyn EmojiSet, name: &str) -> Result<(String, String), RequestError> {
+    if let Some(code) = emoji.custom_code_for_name(name) {
+        return Ok((code, REALM_EMOJI.to_owned()));
+    }
     if name == EXTRA_EMOJI_NAME {
         return Ok((EXTRA_EMOJI_NAME.to_owned(), EXTRA_EMOJI.to_owned()));
     }
@@ -79,8 +90,8 @@ fn lookup(emoji: &dyn EmojiSet, name: &str) -> Result<(String, String), RequestE
         .ok_or_else(|| RequestError::bad_request(format!("Emoji '{name}' does not exist")))
 }
 
-/// Checks that name, code and namespace agree. Custom emoji cannot be uploaded yet, so every
-/// `realm_emoji` is unknown.
+/// Checks that name, code and namespace agree; a `realm_emoji` must exist under that name and be
+/// active.
 pub fn check_emoji(
     emoji: &dyn EmojiSet,
     name: &str,
@@ -106,7 +117,16 @@ pub fn check_emoji(
             }
             Ok(())
         }
-        REALM_EMOJI => Err(RequestError::bad_request("Invalid custom emoji.")),
+        REALM_EMOJI => match emoji.custom_emoji(code) {
+            None => Err(RequestError::bad_request("Invalid custom emoji.")),
+            Some((known, _)) if known != name => {
+                Err(RequestError::bad_request("Invalid custom emoji name."))
+            }
+            Some((_, true)) => Err(RequestError::bad_request(
+                "This custom emoji has been deactivated.",
+            )),
+            Some(_) => Ok(()),
+        },
         _ => Err(RequestError::bad_request("Invalid emoji type.")),
     }
 }

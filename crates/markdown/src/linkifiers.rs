@@ -5,9 +5,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use parley_domain::linkifier::build_regex;
+use parley_domain::url_template::UrlTemplate;
 use regex::Regex;
 
-use crate::{autolink, escape, Linkifier, TopicLink};
+use crate::{autolink, Linkifier, TopicLink};
 
 /// Compiled patterns, shared between renders (invalid patterns are remembered as `None`).
 /// Cloning a `Regex` would give it a fresh match cache, so the cache holds them in `Arc`s.
@@ -24,7 +26,7 @@ fn compiled(pattern: &str) -> Option<Arc<Regex>> {
     if map.len() > 1024 {
         map.clear();
     }
-    let regex = Regex::new(pattern).ok().map(Arc::new);
+    let regex = build_regex(pattern).ok().map(Arc::new);
     map.insert(pattern.to_owned(), regex.clone());
     regex
 }
@@ -107,38 +109,10 @@ pub(crate) fn find(text: &str, linkifiers: &[Linkifier]) -> Vec<Match> {
     out
 }
 
-/// Expands an RFC 6570 template (`{var}`, `{+var}`, `{#var}`); `None` if a variable is
-/// missing or a brace is unbalanced.
+/// Expands an RFC 6570 template (every operator and modifier; values percent-encoded as the
+/// RFC says, variables without a value left out); `None` if the template is not valid.
 pub(crate) fn expand(template: &str, value: &dyn Fn(&str) -> Option<String>) -> Option<String> {
-    let mut out = String::with_capacity(template.len() + 16);
-    let mut rest = template;
-    while let Some(open) = rest.find('{') {
-        out.push_str(&rest[..open]);
-        let close = rest[open..].find('}')? + open;
-        let expr = &rest[open + 1..close];
-        let (prefix, reserved, names) = match expr.chars().next() {
-            Some('+') => ("", true, &expr[1..]),
-            Some('#') => ("#", true, &expr[1..]),
-            _ => ("", false, expr),
-        };
-        out.push_str(prefix);
-        let mut first = true;
-        for name in names.split(',') {
-            let v = value(name.trim())?;
-            if !first {
-                out.push(',');
-            }
-            first = false;
-            if reserved {
-                out.push_str(&escape::quote(&v, b":/?#[]@!$&'()*+,;=%"));
-            } else {
-                out.push_str(&escape::quote(&v, b""));
-            }
-        }
-        rest = &rest[close + 1..];
-    }
-    out.push_str(rest);
-    Some(out)
+    UrlTemplate::parse(template).ok().map(|t| t.expand(value))
 }
 
 /// The links in a topic name: linkifier matches and bare URLs, left to right, without
@@ -204,6 +178,22 @@ mod tests {
             "https://e.com/x%20y/z"
         );
         assert_eq!(expand("https://e.com/{missing", &v), None);
+        assert_eq!(
+            expand("https://e.com{/a}{?b,c}{#a}", &v).unwrap(),
+            "https://e.com/x%20y%2Fz?b=q&c=q#x%20y/z"
+        );
+    }
+
+    #[test]
+    fn optional_groups_that_did_not_match_are_left_out() {
+        let l = vec![Linkifier {
+            id: 1,
+            pattern: "T(?P<id>[0-9]+)(?:-(?P<sub>[a-z]+))?".into(),
+            url_template: "https://e.com/t/{id}{?sub}".into(),
+        }];
+        let m = find("T12 and T13-ab", &l);
+        assert_eq!(m[0].url, "https://e.com/t/12");
+        assert_eq!(m[1].url, "https://e.com/t/13?sub=ab");
     }
 
     #[test]

@@ -96,20 +96,227 @@ pub struct GroupRow {
     pub date_created: i64,
     /// Who created it (None for system groups).
     pub creator_id: Option<i64>,
+    /// The permission settings as stored (JSON group-setting values, None = the default), in
+    /// the order of `parley_domain::group_permissions::GROUP_SETTINGS`.
+    pub settings: StoredSettings,
+}
+
+/// The six stored permission settings of a group (see [`GroupRow::settings`]).
+pub type StoredSettings = (
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
+
+type RowColumns = (
+    user_groups::id,
+    user_groups::name,
+    user_groups::description,
+    user_groups::is_system_group,
+    user_groups::deactivated,
+    user_groups::date_created,
+    user_groups::creator_id,
+    (
+        user_groups::can_add_members_group,
+        user_groups::can_join_group,
+        user_groups::can_leave_group,
+        user_groups::can_manage_group,
+        user_groups::can_mention_group,
+        user_groups::can_remove_members_group,
+    ),
+);
+
+const ROW_COLUMNS: RowColumns = (
+    user_groups::id,
+    user_groups::name,
+    user_groups::description,
+    user_groups::is_system_group,
+    user_groups::deactivated,
+    user_groups::date_created,
+    user_groups::creator_id,
+    (
+        user_groups::can_add_members_group,
+        user_groups::can_join_group,
+        user_groups::can_leave_group,
+        user_groups::can_manage_group,
+        user_groups::can_mention_group,
+        user_groups::can_remove_members_group,
+    ),
+);
+
+impl GroupRow {
+    /// The stored settings as an array, in `GROUP_SETTINGS` order.
+    pub fn settings_array(&self) -> [Option<&str>; 6] {
+        let s = &self.settings;
+        [
+            s.0.as_deref(),
+            s.1.as_deref(),
+            s.2.as_deref(),
+            s.3.as_deref(),
+            s.4.as_deref(),
+            s.5.as_deref(),
+        ]
+    }
 }
 
 /// Every group, in ID order.
 pub fn rows(conn: &mut DbConn) -> Result<Vec<GroupRow>, StorageError> {
     Ok(user_groups::table
         .order(user_groups::id)
-        .select((
-            user_groups::id,
-            user_groups::name,
-            user_groups::description,
-            user_groups::is_system_group,
-            user_groups::deactivated,
-            user_groups::date_created,
-            user_groups::creator_id,
-        ))
+        .select(ROW_COLUMNS)
         .load(conn)?)
+}
+
+/// One group.
+pub fn row(conn: &mut DbConn, id: GroupId) -> Result<Option<GroupRow>, StorageError> {
+    Ok(user_groups::table
+        .filter(user_groups::id.eq(id.0))
+        .select(ROW_COLUMNS)
+        .first(conn)
+        .optional()?)
+}
+
+/// The active, non-system group with this name (case-insensitive), for mentions.
+pub fn active_user_group_by_name(
+    conn: &mut DbConn,
+    name: &str,
+) -> Result<Option<GroupRow>, StorageError> {
+    let wanted = name.to_lowercase();
+    Ok(rows(conn)?
+        .into_iter()
+        .find(|r| !r.is_system_group && !r.deactivated && r.name.to_lowercase() == wanted))
+}
+
+/// Creates a user group with its settings (JSON, in `GROUP_SETTINGS` order); a taken name is
+/// [`StorageError::UniqueViolation`].
+pub fn insert_user_group(
+    conn: &mut DbConn,
+    name: &str,
+    description: &str,
+    creator: UserId,
+    now: i64,
+    settings: &[String; 6],
+) -> Result<GroupId, StorageError> {
+    let id = diesel::insert_into(user_groups::table)
+        .values((
+            user_groups::name.eq(name),
+            user_groups::description.eq(description),
+            user_groups::is_system_group.eq(false),
+            user_groups::date_created.eq(now),
+            user_groups::creator_id.eq(Some(creator.0)),
+            user_groups::can_add_members_group.eq(Some(&settings[0])),
+            user_groups::can_join_group.eq(Some(&settings[1])),
+            user_groups::can_leave_group.eq(Some(&settings[2])),
+            user_groups::can_manage_group.eq(Some(&settings[3])),
+            user_groups::can_mention_group.eq(Some(&settings[4])),
+            user_groups::can_remove_members_group.eq(Some(&settings[5])),
+        ))
+        .returning(user_groups::id)
+        .get_result::<i64>(conn)?;
+    Ok(GroupId(id))
+}
+
+/// Renames a group; a taken name is [`StorageError::UniqueViolation`].
+pub fn set_name(conn: &mut DbConn, id: GroupId, name: &str) -> Result<(), StorageError> {
+    diesel::update(user_groups::table.filter(user_groups::id.eq(id.0)))
+        .set(user_groups::name.eq(name))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Changes a group's description.
+pub fn set_description(conn: &mut DbConn, id: GroupId, text: &str) -> Result<(), StorageError> {
+    diesel::update(user_groups::table.filter(user_groups::id.eq(id.0)))
+        .set(user_groups::description.eq(text))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Deactivates or reactivates a group.
+pub fn set_deactivated(conn: &mut DbConn, id: GroupId, value: bool) -> Result<(), StorageError> {
+    diesel::update(user_groups::table.filter(user_groups::id.eq(id.0)))
+        .set(user_groups::deactivated.eq(value))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Stores all six settings of a group (JSON, in `GROUP_SETTINGS` order).
+pub fn set_settings(
+    conn: &mut DbConn,
+    id: GroupId,
+    settings: &[String; 6],
+) -> Result<(), StorageError> {
+    diesel::update(user_groups::table.filter(user_groups::id.eq(id.0)))
+        .set((
+            user_groups::can_add_members_group.eq(Some(&settings[0])),
+            user_groups::can_join_group.eq(Some(&settings[1])),
+            user_groups::can_leave_group.eq(Some(&settings[2])),
+            user_groups::can_manage_group.eq(Some(&settings[3])),
+            user_groups::can_mention_group.eq(Some(&settings[4])),
+            user_groups::can_remove_members_group.eq(Some(&settings[5])),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Adds direct members (who must not be members yet).
+pub fn add_members(conn: &mut DbConn, id: GroupId, users: &[UserId]) -> Result<(), StorageError> {
+    for user in users {
+        diesel::insert_into(members::table)
+            .values((members::group_id.eq(id.0), members::user_id.eq(user.0)))
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// Removes direct members.
+pub fn remove_members(
+    conn: &mut DbConn,
+    id: GroupId,
+    users: &[UserId],
+) -> Result<(), StorageError> {
+    let ids: Vec<i64> = users.iter().map(|u| u.0).collect();
+    diesel::delete(
+        members::table
+            .filter(members::group_id.eq(id.0))
+            .filter(members::user_id.eq_any(ids)),
+    )
+    .execute(conn)?;
+    Ok(())
+}
+
+/// Adds direct subgroups (which must not be subgroups yet).
+pub fn add_subgroups(
+    conn: &mut DbConn,
+    id: GroupId,
+    groups: &[GroupId],
+) -> Result<(), StorageError> {
+    for group in groups {
+        diesel::insert_into(subgroups::table)
+            .values((
+                subgroups::group_id.eq(id.0),
+                subgroups::subgroup_id.eq(group.0),
+            ))
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// Removes direct subgroups.
+pub fn remove_subgroups(
+    conn: &mut DbConn,
+    id: GroupId,
+    groups: &[GroupId],
+) -> Result<(), StorageError> {
+    let ids: Vec<i64> = groups.iter().map(|g| g.0).collect();
+    diesel::delete(
+        subgroups::table
+            .filter(subgroups::group_id.eq(id.0))
+            .filter(subgroups::subgroup_id.eq_any(ids)),
+    )
+    .execute(conn)?;
+    Ok(())
 }

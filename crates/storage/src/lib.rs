@@ -3,20 +3,27 @@
 //! run several in one transaction, and returns `Result`; nothing here knows about HTTP or events.
 
 pub mod alert_words;
+pub mod attachments;
+pub mod bots;
 pub mod channels;
 pub mod conn;
 pub mod drafts;
 pub mod email_changes;
 pub mod error;
 pub mod groups;
+pub mod invites;
+pub mod linkifiers;
 pub mod messages;
 pub mod migrate;
 pub mod muted_users;
 pub mod navigation_views;
+pub mod playgrounds;
 pub mod pool;
 pub mod presence;
 pub mod profile_fields;
+pub mod push_devices;
 pub mod reactions;
+pub mod realm_emoji;
 pub mod realms;
 pub mod saved_snippets;
 pub mod schema;

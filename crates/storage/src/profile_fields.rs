@@ -136,3 +136,68 @@ pub fn values_of(
         })
         .collect())
 }
+
+/// The changeable parts of a field definition.
+#[derive(Debug, Clone)]
+pub struct FieldChange {
+    /// Name.
+    pub name: String,
+    /// Help text.
+    pub hint: String,
+    /// Type-specific JSON text.
+    pub field_data: String,
+    /// Shown in the user card summary.
+    pub display_in_profile_summary: bool,
+    /// Users must fill it in.
+    pub required: bool,
+}
+
+/// Rewrites a field definition; a taken name is a unique violation.
+pub fn update(
+    conn: &mut DbConn,
+    id: ProfileFieldId,
+    change: &FieldChange,
+) -> Result<(), StorageError> {
+    diesel::update(fields::table.find(id.0))
+        .set((
+            fields::name.eq(&change.name),
+            fields::hint.eq(&change.hint),
+            fields::field_data.eq(&change.field_data),
+            fields::display_in_profile_summary.eq(change.display_in_profile_summary),
+            fields::required.eq(change.required),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Deletes a field definition and every value of it.
+pub fn delete(conn: &mut DbConn, id: ProfileFieldId) -> Result<(), StorageError> {
+    diesel::delete(values::table.filter(values::field_id.eq(id.0))).execute(conn)?;
+    diesel::delete(fields::table.find(id.0)).execute(conn)?;
+    Ok(())
+}
+
+/// Sets the display order: `order[i]` gets position `i`.
+pub fn set_order(conn: &mut DbConn, order: &[ProfileFieldId]) -> Result<(), StorageError> {
+    for (position, id) in order.iter().enumerate() {
+        diesel::update(fields::table.find(id.0))
+            .set(fields::sort_order.eq(position as i64))
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// Removes a user's value of a field; whether there was one.
+pub fn delete_value(
+    conn: &mut DbConn,
+    user: UserId,
+    field: ProfileFieldId,
+) -> Result<bool, StorageError> {
+    let n = diesel::delete(
+        values::table
+            .filter(values::user_id.eq(user.0))
+            .filter(values::field_id.eq(field.0)),
+    )
+    .execute(conn)?;
+    Ok(n > 0)
+}

@@ -102,3 +102,11 @@ pub fn set_permission(conn: &mut DbConn, name: &str, value: &str) -> Result<(), 
         .execute(conn)?;
     Ok(())
 }
+
+/// Changes the organization's (Markdown) description.
+pub fn set_description(conn: &mut DbConn, description: &str) -> Result<(), StorageError> {
+    diesel::update(realms::table)
+        .set(realms::description.eq(description))
+        .execute(conn)?;
+    Ok(())
+}

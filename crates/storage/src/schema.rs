@@ -65,6 +65,12 @@ diesel::table! {
         deactivated -> Bool,
         date_created -> BigInt,
         creator_id -> Nullable<BigInt>,
+        can_add_members_group -> Nullable<Text>,
+        can_join_group -> Nullable<Text>,
+        can_leave_group -> Nullable<Text>,
+        can_manage_group -> Nullable<Text>,
+        can_mention_group -> Nullable<Text>,
+        can_remove_members_group -> Nullable<Text>,
     }
 }
 
@@ -330,3 +336,96 @@ diesel::allow_tables_to_appear_in_same_query!(
     alert_words,
     muted_users,
 );
+
+diesel::table! {
+    bot_settings (user_id) {
+        user_id -> BigInt,
+        default_sending_stream_id -> Nullable<BigInt>,
+        default_events_register_stream_id -> Nullable<BigInt>,
+        default_all_public_streams -> Bool,
+        service_name -> Nullable<Text>,
+        service_base_url -> Nullable<Text>,
+        service_token -> Nullable<Text>,
+        service_interface -> Nullable<BigInt>,
+        service_config -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    attachments (id) {
+        id -> BigInt,
+        path_id -> Text,
+        name -> Text,
+        size -> BigInt,
+        content_type -> Text,
+        owner_id -> BigInt,
+        create_time -> BigInt,
+    }
+}
+
+diesel::table! {
+    attachment_messages (attachment_id, message_id) {
+        attachment_id -> BigInt,
+        message_id -> BigInt,
+    }
+}
+
+diesel::table! {
+    realm_emoji (id) {
+        id -> BigInt,
+        name -> Text,
+        file_name -> Text,
+        is_animated -> Bool,
+        deactivated -> Bool,
+        author_id -> Nullable<BigInt>,
+    }
+}
+
+diesel::allow_tables_to_appear_in_same_query!(attachments, attachment_messages, messages);
+
+diesel::table! {
+    multiuse_invites (id) {
+        id -> BigInt,
+        confirmation_key -> Text,
+        referred_by -> BigInt,
+        invited_as -> BigInt,
+        stream_ids -> Text,
+        group_ids -> Text,
+        include_realm_default_subscriptions -> Bool,
+        welcome_message_custom_text -> Nullable<Text>,
+        date_created -> BigInt,
+        expiry_date -> Nullable<BigInt>,
+        revoked -> Bool,
+    }
+}
+
+diesel::table! {
+    linkifiers (id) {
+        id -> BigInt,
+        pattern -> Text,
+        url_template -> Text,
+        sort_order -> BigInt,
+    }
+}
+
+diesel::table! {
+    realm_playgrounds (id) {
+        id -> BigInt,
+        name -> Text,
+        pygments_language -> Text,
+        url_template -> Text,
+    }
+}
+
+diesel::table! {
+    push_devices (id) {
+        id -> BigInt,
+        user_id -> BigInt,
+        push_account_id -> BigInt,
+        token_kind -> Text,
+        push_public_key -> Text,
+        bouncer_public_key -> Text,
+        encrypted_push_registration -> Text,
+        created -> BigInt,
+    }
+}

@@ -280,3 +280,90 @@ pub fn set_password_hash(conn: &mut DbConn, id: UserId, hash: &str) -> Result<()
         .execute(conn)?;
     Ok(())
 }
+
+/// Changes a user's role.
+pub fn set_role(conn: &mut DbConn, id: UserId, role: Role) -> Result<(), StorageError> {
+    diesel::update(users::table.find(id.0))
+        .set(users::role.eq(role.code()))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Changes a bot's owner.
+pub fn set_bot_owner(conn: &mut DbConn, id: UserId, owner: UserId) -> Result<(), StorageError> {
+    diesel::update(users::table.find(id.0))
+        .set(users::bot_owner_id.eq(Some(owner.0)))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// The bots (active or not) this user owns, in ID order.
+pub fn bots_owned_by(conn: &mut DbConn, owner: UserId) -> Result<Vec<User>, StorageError> {
+    Ok(users::table
+        .filter(users::bot_owner_id.eq(owner.0))
+        .filter(users::is_system_bot.eq(false))
+        .order(users::id)
+        .select(UserRow::as_select())
+        .load(conn)?
+        .into_iter()
+        .map(User::from)
+        .collect())
+}
+
+/// The users who share an active channel subscription or a direct-message conversation with
+/// `id` (`id` itself included when it has either): who a guest limited by
+/// `can_access_all_users_group` may know about.
+pub fn sharing_with(
+    conn: &mut DbConn,
+    id: UserId,
+) -> Result<std::collections::HashSet<UserId>, StorageError> {
+    use crate::schema::{messages, subscriptions as subs, user_messages};
+    let channels = subs::table
+        .filter(subs::user_id.eq(id.0))
+        .filter(subs::active.eq(true))
+        .select(subs::channel_id)
+        .load::<i64>(conn)?;
+    let mut out: std::collections::HashSet<UserId> = subs::table
+        .filter(subs::channel_id.eq_any(channels))
+        .filter(subs::active.eq(true))
+        .select(subs::user_id)
+        .distinct()
+        .load::<i64>(conn)?
+        .into_iter()
+        .map(UserId)
+        .collect();
+    let dm_messages = messages::table
+        .filter(messages::dm_key.is_not_null())
+        .filter(
+            messages::id.eq_any(
+                user_messages::table
+                    .filter(user_messages::user_id.eq(id.0))
+                    .select(user_messages::message_id),
+            ),
+        )
+        .select(messages::id)
+        .load::<i64>(conn)?;
+    for chunk in dm_messages.chunks(500) {
+        out.extend(
+            user_messages::table
+                .filter(user_messages::message_id.eq_any(chunk))
+                .select(user_messages::user_id)
+                .distinct()
+                .load::<i64>(conn)?
+                .into_iter()
+                .map(UserId),
+        );
+    }
+    Ok(out)
+}
+
+/// The user groups (system groups excluded) that list this user as a direct member, in ID
+/// order: kept while the user is deactivated, announced again on reactivation.
+pub fn direct_group_ids(conn: &mut DbConn, id: UserId) -> Result<Vec<i64>, StorageError> {
+    use crate::schema::user_group_members as members;
+    Ok(members::table
+        .filter(members::user_id.eq(id.0))
+        .order(members::group_id)
+        .select(members::group_id)
+        .load::<i64>(conn)?)
+}

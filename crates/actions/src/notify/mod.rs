@@ -2,8 +2,12 @@
 //! inside the action's transaction, so that delivery to every queue is a cheap copy.
 
 pub mod channels;
+pub mod groups;
 pub mod messages;
 pub mod people;
 pub mod personal;
+pub mod realm;
+pub mod realm_config;
 pub mod topics;
+pub mod uploads;
 pub mod users;

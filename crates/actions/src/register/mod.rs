@@ -3,6 +3,7 @@
 //! snapshot plus the queue's events never miss or double a change.
 
 mod channel_state;
+mod groups_state;
 mod message_state;
 mod people;
 mod people_state;
@@ -245,6 +246,10 @@ pub async fn do_register_spectator(
             }
             people_state::fill_spectator(&wanted, &mut out);
             personal_state::fill_spectator(&wanted, &mut out);
+            if wanted.wants("realm_emoji") {
+                out.insert("realm_emoji".into(), crate::realm_emoji::snapshot(conn)?);
+            }
+            crate::notify::realm_config::fill_snapshot(conn, &wanted, &request, &mut out)?;
             empty_collections(&wanted, &mut out);
             out.insert("queue_id".into(), Value::Null);
             out.insert("last_event_id".into(), (-1).into());
@@ -295,6 +300,10 @@ pub(crate) fn fetch_snapshot(
     presence_state::fill(&input, &wanted, conn, &mut out)?;
     people_state::fill(&input, &wanted, conn, &mut out)?;
     personal_state::fill(&input, &wanted, conn, &mut out)?;
+    if wanted.wants("realm_emoji") {
+        out.insert("realm_emoji".into(), crate::realm_emoji::snapshot(conn)?);
+    }
+    crate::notify::realm_config::fill_snapshot(conn, &wanted, request, &mut out)?;
     empty_collections(&wanted, &mut out);
     Ok(out)
 }
@@ -305,28 +314,20 @@ fn empty_collections(wanted: &Wanted, out: &mut Map<String, Value>) {
     let empty_list = || Value::Array(Vec::new());
     let empty_map = || Value::Object(Map::new());
     type Part = (&'static str, &'static str, fn() -> Value);
-    let parts: [Part; 11] = [
+    let parts: [Part; 7] = [
         ("scheduled_messages", "scheduled_messages", || {
             Value::Array(Vec::new())
         }),
-        ("realm_emoji", "realm_emoji", || Value::Object(Map::new())),
-        ("realm_linkifiers", "realm_linkifiers", || {
-            Value::Array(Vec::new())
-        }),
         (
             "realm_filters",
             "realm_filters",
             || Value::Array(Vec::new()),
         ),
-        ("realm_playgrounds", "realm_playgrounds", || {
-            Value::Array(Vec::new())
-        }),
         (
             "realm_domains",
             "realm_domains",
             || Value::Array(Vec::new()),
         ),
-        ("realm_bot", "realm_bots", || Value::Array(Vec::new())),
         (
             "default_stream_groups",
             "realm_default_stream_groups",

@@ -1,12 +1,12 @@
-//! The people part of a snapshot: users, the caller's own account, groups and profile fields.
+//! The people part of a snapshot: users, the caller's own account, groups, bots and profile
+//! fields.
 
 use super::{SnapshotInput, Wanted};
 use crate::error::ActionResult;
 use crate::users::records;
-use parley_domain::groups::{GroupGraph, GroupId, SystemGroup};
 use parley_domain::user::{User, UserRecordOptions};
-use parley_domain::{Role, UserId};
-use parley_storage::{groups, users, DbConn};
+use parley_domain::Role;
+use parley_storage::{users, DbConn};
 use serde_json::{json, Map, Value};
 
 /// Fills `realm_users` and the caller's own fields (`realm_user`), `realm_user_groups` and
@@ -22,11 +22,15 @@ pub(super) fn fill(
         realm_users(input, conn, &everyone, out)?;
     }
     if wanted.wants("realm_user_groups") {
-        let mut list = group_objects(conn, &input.policy.groups, &everyone)?;
+        let mut list = super::groups_state::group_objects(conn, &input.policy.groups, &everyone)?;
         if !input.request.client_capabilities.include_deactivated_groups {
             list.retain(|g| g["deactivated"] != true);
         }
         out.insert("realm_user_groups".into(), Value::Array(list));
+    }
+    if wanted.wants("realm_bot") {
+        let bots = crate::bots::realm_bots(input.ctx, conn, input.user)?;
+        out.insert("realm_bots".into(), bots);
     }
     if wanted.wants("custom_profile_fields") {
         let fields = parley_storage::profile_fields::all(conn)?;
@@ -141,85 +145,4 @@ fn realm_users(
         out.insert(key.into(), value);
     }
     Ok(())
-}
-
-/// The direct members of a system group: users whose role the group holds and no smaller
-/// system group inside it holds (the reference nests system groups).
-fn system_members(group: SystemGroup, everyone: &[User]) -> Vec<UserId> {
-    let role_group = |role: Role| match role {
-        Role::Member => SystemGroup::FullMembers,
-        other => SystemGroup::for_role(other),
-    };
-    everyone
-        .iter()
-        .filter(|u| u.is_active && role_group(u.role) == group)
-        .map(|u| u.id)
-        .collect()
-}
-
-/// The system group nested directly inside another.
-fn system_subgroup(group: SystemGroup) -> Option<SystemGroup> {
-    match group {
-        SystemGroup::Internet => Some(SystemGroup::Everyone),
-        SystemGroup::Everyone => Some(SystemGroup::Members),
-        SystemGroup::Members => Some(SystemGroup::FullMembers),
-        SystemGroup::FullMembers => Some(SystemGroup::Moderators),
-        SystemGroup::Moderators => Some(SystemGroup::Administrators),
-        SystemGroup::Administrators => Some(SystemGroup::Owners),
-        SystemGroup::Owners | SystemGroup::Nobody => None,
-    }
-}
-
-/// Every group as `realm_user_groups` lists it.
-pub(crate) fn group_objects(
-    conn: &mut DbConn,
-    graph: &GroupGraph,
-    everyone: &[User],
-) -> ActionResult<Vec<Value>> {
-    let nobody = graph
-        .system_id(SystemGroup::Nobody)
-        .map_or(Value::Null, |id| json!(id));
-    let mut out = Vec::new();
-    for row in groups::rows(conn)? {
-        let id = GroupId(row.id);
-        let (members, subgroups): (Vec<UserId>, Vec<GroupId>) = match graph.system.get(&id) {
-            Some(system) => (
-                system_members(*system, everyone),
-                system_subgroup(*system)
-                    .and_then(|g| graph.system_id(g))
-                    .into_iter()
-                    .collect(),
-            ),
-            None => {
-                let mut members: Vec<UserId> = graph
-                    .members
-                    .get(&id)
-                    .map(|m| m.iter().copied().collect())
-                    .unwrap_or_default();
-                members.sort();
-                (
-                    members,
-                    graph.subgroups.get(&id).cloned().unwrap_or_default(),
-                )
-            }
-        };
-        out.push(json!({
-            "id": row.id,
-            "name": row.name,
-            "description": row.description,
-            "members": members,
-            "direct_subgroup_ids": subgroups,
-            "is_system_group": row.is_system_group,
-            "deactivated": row.deactivated,
-            "date_created": row.date_created,
-            "creator_id": row.creator_id,
-            "can_add_members_group": nobody,
-            "can_join_group": nobody,
-            "can_leave_group": nobody,
-            "can_manage_group": nobody,
-            "can_mention_group": nobody,
-            "can_remove_members_group": nobody,
-        }));
-    }
-    Ok(out)
 }

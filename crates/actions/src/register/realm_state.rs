@@ -5,6 +5,7 @@ use crate::error::ActionResult;
 use crate::policy::Policy;
 use parley_domain::message::EMPTY_TOPIC_DISPLAY_NAME;
 use parley_domain::realm::{limits, Realm, RealmPolicy};
+use parley_domain::realm_settings;
 use parley_domain::version;
 use parley_storage::DbConn;
 use serde_json::{json, Map, Value};
@@ -33,10 +34,6 @@ pub(super) fn versions(out: &mut Map<String, Value>) {
     );
 }
 
-fn limit(value: Option<i64>) -> Value {
-    value.map_or(Value::Null, Value::from)
-}
-
 /// The `realm` part: organization settings, limits and server facts.
 pub(super) fn realm_fields(
     ctx: &Context,
@@ -49,11 +46,6 @@ pub(super) fn realm_fields(
     let policy: &RealmPolicy = &policy.realm;
     let url = &ctx.realm.url;
     let description = crate::rendering::render(conn, url, &realm.description).html;
-    let stored = |name: &str| -> Option<Value> {
-        stored_realm
-            .get(name)
-            .and_then(|text| serde_json::from_str(text).ok())
-    };
     let mut put = |key: &str, value: Value| {
         out.insert(key.to_owned(), value);
     };
@@ -111,7 +103,6 @@ pub(super) fn realm_fields(
     put("password_min_guesses", 10000.into());
     put("giphy_rating_options", json!({}));
     put("server_supported_permission_settings", json!({}));
-    put("realm_name", realm.name.clone().into());
     put("realm_description", description.into());
     put("realm_date_created", realm.date_created.into());
     put("realm_uri", url.clone().into());
@@ -126,19 +117,16 @@ pub(super) fn realm_fields(
     put("realm_night_logo_url", "".into());
     put("realm_night_logo_source", "D".into());
     put("realm_bot_domain", ctx.realm.host.clone().into());
-    put(
-        "realm_enable_spectator_access",
-        realm.enable_spectator_access.into(),
-    );
-    put("realm_default_language", "en".into());
-    put("realm_org_type", 0.into());
     put("realm_plan_type", 1.into());
     put("zulip_plan_is_not_limited", true.into());
     put("realm_upload_quota_mib", Value::Null);
     put("realm_is_zephyr_mirror_realm", false.into());
     put("realm_email_auth_enabled", true.into());
     put("realm_password_auth_enabled", true.into());
-    put("realm_push_notifications_enabled", false.into());
+    put(
+        "realm_push_notifications_enabled",
+        crate::push_devices::push_enabled(ctx).into(),
+    );
     put(
         "realm_push_notifications_enabled_end_timestamp",
         Value::Null,
@@ -147,78 +135,28 @@ pub(super) fn realm_fields(
         "realm_authentication_methods",
         json!({"Email": {"enabled": true, "available": true}}),
     );
-    put("realm_available_video_chat_providers", json!({}));
-    put("realm_video_chat_provider", 0.into());
+    put(
+        "realm_available_video_chat_providers",
+        json!({
+            "disabled": {"name": "None", "id": 0},
+            "jitsi_meet": {"name": "Jitsi Meet", "id": 1},
+        }),
+    );
     put("realm_jitsi_server_url", Value::Null);
-    put("realm_giphy_rating", 2.into());
     put("realm_default_external_accounts", json!({}));
     put("demo_organization_scheduled_deletion_date", Value::Null);
-    put("realm_presence_disabled", false.into());
-    put("realm_enable_read_receipts", false.into());
-    put("realm_enable_guest_user_indicator", true.into());
-    put("realm_require_unique_names", false.into());
-    put("realm_inline_image_preview", true.into());
-    put("realm_inline_url_embed_preview", false.into());
-    put("realm_digest_emails_enabled", false.into());
-    put("realm_digest_weekday", 1.into());
-    put("realm_send_welcome_emails", true.into());
-    put(
-        "realm_message_content_allowed_in_email_notifications",
-        true.into(),
-    );
-    put(
-        "realm_want_advertise_in_communities_directory",
-        false.into(),
-    );
-    put("realm_emails_restricted_to_domains", false.into());
-    put("realm_disallow_disposable_email_addresses", true.into());
-    put("realm_invite_required", true.into());
-    put("realm_waiting_period_threshold", 0.into());
-    put("realm_name_changes_disabled", false.into());
-    put("realm_email_changes_disabled", false.into());
-    put("realm_avatar_changes_disabled", false.into());
-    put("realm_default_code_block_language", "".into());
-    put("realm_allow_edit_history", true.into());
-    put(
-        "realm_allow_message_editing",
-        policy.allow_message_editing.into(),
-    );
-    put(
-        "realm_message_content_edit_limit_seconds",
-        limit(policy.message_content_edit_limit_seconds),
-    );
-    put(
-        "realm_move_messages_within_stream_limit_seconds",
-        limit(policy.move_messages_within_stream_limit_seconds),
-    );
-    put(
-        "realm_move_messages_between_streams_limit_seconds",
-        limit(policy.move_messages_between_streams_limit_seconds),
-    );
-    put(
-        "realm_message_content_delete_limit_seconds",
-        limit(policy.message_content_delete_limit_seconds),
-    );
-    put(
-        "realm_message_retention_days",
-        stored("message_retention_days").unwrap_or(Value::from(-1)),
-    );
-    put("realm_topics_policy", policy.topics_policy.clone().into());
+    // Every plain organization setting, from the registry that PATCH /realm also uses.
+    for spec in realm_settings::REALM_SETTINGS {
+        if spec.name != "description" {
+            put(
+                &format!("realm_{}", spec.name),
+                realm_settings::current_value(spec, realm, stored_realm),
+            );
+        }
+    }
     put(
         "realm_mandatory_topics",
         (policy.topics_policy == "disable_empty_topic").into(),
-    );
-    put(
-        "realm_new_stream_announcements_stream_id",
-        stored("new_stream_announcements_stream_id").unwrap_or(Value::from(-1)),
-    );
-    put(
-        "realm_signup_announcements_stream_id",
-        stored("signup_announcements_stream_id").unwrap_or(Value::from(-1)),
-    );
-    put(
-        "realm_zulip_update_announcements_stream_id",
-        stored("zulip_update_announcements_stream_id").unwrap_or(Value::from(-1)),
     );
     for (name, setting) in RealmPolicy::GROUP_SETTINGS
         .iter()

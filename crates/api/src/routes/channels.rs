@@ -166,7 +166,7 @@ pub async fn get_id(
 }
 
 /// A group setting in an update: `{"new": value, "old": value}`, or just the value.
-fn update_setting(
+pub(crate) fn update_setting(
     name: &str,
     value: Value,
 ) -> Result<(GroupSetting, Option<GroupSetting>), RequestError> {

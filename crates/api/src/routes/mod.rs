@@ -2,21 +2,32 @@
 //! parse their parameters, call one action and wrap the result.
 
 pub mod alert_words;
+pub mod avatars;
+pub mod bots;
 pub mod channels;
 pub mod drafts;
 pub mod events;
+pub mod invites;
+pub mod linkifiers;
 pub mod message_flags;
 pub mod messages;
 pub mod muted_users;
 pub mod navigation_views;
+pub mod playgrounds;
 pub mod presence;
 pub mod profile_fields;
+pub mod push;
 pub mod reactions;
+pub mod realm;
+pub mod realm_emoji;
 pub mod saved_snippets;
 pub mod server;
 pub mod settings;
+pub mod signup;
 pub mod subscriptions;
 pub mod typing;
+pub mod uploads;
+pub mod user_groups;
 pub mod user_status;
 pub mod user_topics;
 pub mod users;
@@ -41,12 +52,22 @@ macro_rules! endpoint {
 /// would otherwise match (`/users/me` before `/users/{user}`).
 pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/server_settings", get => server::server_settings);
+    endpoint!(cfg, "/realm", patch => realm::update);
+    endpoint!(cfg, "/realm/emoji", get => realm_emoji::list);
+    endpoint!(cfg, "/realm/emoji/{emoji_name}", post => realm_emoji::add, delete => realm_emoji::delete);
+    endpoint!(cfg, "/user_uploads", post => uploads::upload);
+    endpoint!(cfg, "/user_uploads/{realm_id_str}/{filename:.*}", get => uploads::temporary_url);
+    endpoint!(cfg, "/attachments", get => uploads::list);
+    endpoint!(cfg, "/attachments/{attachment_id}", delete => uploads::delete);
+    endpoint!(cfg, "/mobile_push/register", post => push::register);
     endpoint!(cfg, "/fetch_api_key", post => server::fetch_api_key);
     endpoint!(cfg, "/register", post => events::register);
     endpoint!(cfg, "/events", get => events::get, delete => events::delete);
     endpoint!(cfg, "/users", get => users::list, post => users::create);
-    endpoint!(cfg, "/users/me", get => users::me);
-    endpoint!(cfg, "/users/me/profile_data", patch => profile_fields::update_own);
+    endpoint!(cfg, "/users/me", get => users::me, delete => users::deactivate_me);
+    endpoint!(cfg, "/users/me/avatar", post => avatars::upload, delete => avatars::delete);
+    endpoint!(cfg, "/users/me/profile_data",
+        patch => profile_fields::update_own, delete => profile_fields::delete_own);
     endpoint!(cfg, "/users/me/presence", post => presence::update);
     endpoint!(cfg, "/users/me/status", post => user_status::update_own);
     endpoint!(cfg, "/users/me/alert_words",
@@ -59,7 +80,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/users/me/subscriptions/properties",
         post => subscriptions::update_properties, patch => subscriptions::update_properties);
     endpoint!(cfg, "/users/me/{stream_id}/topics", get => messages::topics);
-    endpoint!(cfg, "/users/{user}", get => users::get_one);
+    endpoint!(cfg, "/users/{user}",
+        get => users::get_one, patch => users::update, delete => users::deactivate);
+    endpoint!(cfg, "/users/{user_id}/reactivate", post => users::reactivate);
+    endpoint!(cfg, "/bots", get => bots::list, post => bots::create);
+    endpoint!(cfg, "/bots/{bot_id}", patch => bots::update, delete => bots::deactivate);
+    endpoint!(cfg, "/bots/{bot_id}/api_key/regenerate", post => bots::regenerate_api_key);
     endpoint!(cfg, "/users/{user_id_or_email}/presence", get => presence::get_user);
     endpoint!(cfg, "/users/{user_id}/status", get => user_status::get, post => user_status::update_user);
     endpoint!(cfg, "/users/{user_id}/subscriptions/{stream_id}", get => subscriptions::status);
@@ -92,14 +118,38 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/settings/notifications", patch => settings::update);
     endpoint!(cfg, "/realm/user_settings_defaults",
         get => settings::get_defaults, patch => settings::update_defaults);
-    endpoint!(cfg, "/realm/profile_fields", get => profile_fields::list, post => profile_fields::create);
+    endpoint!(cfg, "/realm/profile_fields",
+        get => profile_fields::list, post => profile_fields::create,
+        patch => profile_fields::reorder);
+    endpoint!(cfg, "/realm/profile_fields/{field_id}",
+        patch => profile_fields::update, delete => profile_fields::delete);
     endpoint!(cfg, "/realm/presence", get => presence::realm);
+    endpoint!(cfg, "/realm/linkifiers", get => linkifiers::list, patch => linkifiers::reorder);
+    endpoint!(cfg, "/realm/filters", post => linkifiers::create);
+    endpoint!(cfg, "/realm/filters/{filter_id}",
+        patch => linkifiers::update, delete => linkifiers::delete);
+    endpoint!(cfg, "/realm/playgrounds", post => playgrounds::create);
+    endpoint!(cfg, "/realm/playgrounds/{playground_id}", delete => playgrounds::delete);
     endpoint!(cfg, "/typing", post => typing::set);
     endpoint!(cfg, "/drafts", get => drafts::list, post => drafts::create);
     endpoint!(cfg, "/drafts/{draft_id}", patch => drafts::edit, delete => drafts::delete);
+    endpoint!(cfg, "/invites", get => invites::list);
+    endpoint!(cfg, "/invites/multiuse", post => invites::create_multiuse);
+    endpoint!(cfg, "/invites/multiuse/{invite_id}", delete => invites::revoke_multiuse);
+    endpoint!(cfg, "/invites/multiuse/{key}/accept", post => invites::accept);
     endpoint!(cfg, "/saved_snippets", get => saved_snippets::list, post => saved_snippets::create);
     endpoint!(cfg, "/saved_snippets/{saved_snippet_id}",
         patch => saved_snippets::edit, delete => saved_snippets::delete);
+    endpoint!(cfg, "/user_groups", get => user_groups::list);
+    endpoint!(cfg, "/user_groups/create", post => user_groups::create);
+    endpoint!(cfg, "/user_groups/{user_group_id}", patch => user_groups::update);
+    endpoint!(cfg, "/user_groups/{user_group_id}/deactivate", post => user_groups::deactivate);
+    endpoint!(cfg, "/user_groups/{user_group_id}/members",
+        get => user_groups::members, post => user_groups::update_members);
+    endpoint!(cfg, "/user_groups/{user_group_id}/members/{user_id}",
+        get => user_groups::is_member);
+    endpoint!(cfg, "/user_groups/{user_group_id}/subgroups",
+        get => user_groups::subgroups, post => user_groups::update_subgroups);
     endpoint!(cfg, "/navigation_views",
         get => navigation_views::list, post => navigation_views::add);
     endpoint!(cfg, "/navigation_views/{fragment:.+}",

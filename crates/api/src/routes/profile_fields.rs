@@ -1,12 +1,12 @@
-//! Custom profile fields.
+//! Custom profile fields: definitions and each person's values.
 
 use crate::auth::Auth;
 use crate::envelope::Success;
 use crate::error::ApiResult;
 use crate::params;
-use crate::params::{Json, Params};
+use crate::params::{path_param, Json, Params};
 use actix_web::web;
-use parley_actions::profile_fields::{self, CreateProfileField};
+use parley_actions::profile_fields::{self, CreateProfileField, UpdateProfileField};
 use parley_actions::Context;
 use parley_domain::ProfileFieldId;
 use serde::Deserialize;
@@ -58,8 +58,9 @@ pub async fn create(
 pub struct ProfileDataEntry {
     /// Field ID.
     pub id: ProfileFieldId,
-    /// New value: text, or a JSON value such as a list of user IDs.
-    pub value: Value,
+    /// New value: text, or a list of user IDs; null or empty clears it.
+    #[serde(default)]
+    pub value: Option<Value>,
 }
 
 params! {
@@ -75,18 +76,92 @@ pub async fn update_own(
     Auth(me): Auth,
     Params(p): Params<UpdateOwnData>,
 ) -> ApiResult<Success> {
-    let values = p
-        .data
-        .0
-        .into_iter()
-        .map(|entry| {
-            let text = match entry.value {
-                Value::String(s) => s,
-                other => other.to_string(),
-            };
-            (entry.id, text)
-        })
-        .collect();
-    profile_fields::do_set_profile_values(&ctx, me.id, values).await?;
+    let values = p.data.0.into_iter().map(|e| (e.id, e.value)).collect();
+    profile_fields::do_set_profile_values(&ctx, me, values).await?;
+    Ok(Success::empty())
+}
+
+params! {
+    /// `DELETE /users/me/profile_data`.
+    pub struct DeleteOwnData {
+        data: Json<Vec<ProfileFieldId>>,
+    }
+}
+
+/// DELETE /users/me/profile_data — clear the caller's values of these fields.
+pub async fn delete_own(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    Params(p): Params<DeleteOwnData>,
+) -> ApiResult<Success> {
+    profile_fields::do_clear_profile_values(&ctx, me, p.data.0).await?;
+    Ok(Success::empty())
+}
+
+params! {
+    /// `PATCH /realm/profile_fields/{field_id}`.
+    pub struct UpdateField {
+        name: Option<String>,
+        hint: Option<String>,
+        field_data: Option<Json<Value>>,
+        display_in_profile_summary: Option<bool>,
+        required: Option<bool>,
+    }
+}
+
+fn field_id(path: web::Path<String>) -> Result<ProfileFieldId, crate::error::ApiError> {
+    path_param::<i64>("field_id", &path.into_inner()).map(ProfileFieldId)
+}
+
+/// PATCH /realm/profile_fields/{field_id} — an administrator edits a field.
+pub async fn update(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    path: web::Path<String>,
+    Params(p): Params<UpdateField>,
+) -> ApiResult<Success> {
+    let id = field_id(path)?;
+    let request = UpdateProfileField {
+        name: p.name,
+        hint: p.hint,
+        field_data: p.field_data.map(|d| d.0.to_string()),
+        display_in_profile_summary: p.display_in_profile_summary,
+        required: p.required,
+    };
+    profile_fields::update_profile_field(&ctx, &me, id, request).await?;
+    Ok(Success::empty())
+}
+
+params! {
+    /// `DELETE /realm/profile_fields/{field_id}`.
+    pub struct DeleteField {}
+}
+
+/// DELETE /realm/profile_fields/{field_id} — an administrator deletes a field and its values.
+pub async fn delete(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    path: web::Path<String>,
+    _: Params<DeleteField>,
+) -> ApiResult<Success> {
+    let id = field_id(path)?;
+    profile_fields::delete_profile_field(&ctx, &me, id).await?;
+    Ok(Success::empty())
+}
+
+params! {
+    /// `PATCH /realm/profile_fields`.
+    pub struct ReorderFields {
+        order: Json<Vec<ProfileFieldId>>,
+    }
+}
+
+/// PATCH /realm/profile_fields — an administrator reorders the fields.
+pub async fn reorder(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    Params(p): Params<ReorderFields>,
+) -> ApiResult<Success> {
+    profile_fields::reorder_profile_fields(&ctx, &me, p.order.0).await?;
     Ok(Success::empty())
 }

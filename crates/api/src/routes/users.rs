@@ -1,4 +1,4 @@
-//! Users: listing, looking up and creating.
+//! Users: listing, looking up, creating, changing, deactivating and reactivating.
 
 use crate::auth::Auth;
 use crate::envelope::Success;
@@ -6,10 +6,12 @@ use crate::error::ApiResult;
 use crate::params;
 use crate::params::{path_param, Json, Params};
 use actix_web::web;
-use parley_actions::users::{self, CreateUser, UserRef};
+use parley_actions::user_activation;
+use parley_actions::users::{self, CreateUser, UpdateUser, UserRef};
 use parley_actions::Context;
 use parley_domain::user::UserRecordOptions;
-use parley_domain::{Role, UserId};
+use parley_domain::{ProfileFieldId, Role, UserId};
+use serde_json::Value;
 
 params! {
     /// `GET /users`.
@@ -97,4 +99,93 @@ pub async fn create(
     };
     let created = users::create_user_as(&ctx, &me, request).await?;
     Ok(Success::empty().with("user_id", created.user.id))
+}
+
+/// One entry of `PATCH /users/{user_id}`'s `profile_data`.
+#[derive(Debug, serde::Deserialize)]
+pub struct ProfileDataValue {
+    /// Field ID.
+    pub id: ProfileFieldId,
+    /// New value (text or a list of user IDs); null or empty clears it.
+    #[serde(default)]
+    pub value: Option<Value>,
+}
+
+params! {
+    /// `PATCH /users/{user_id}`.
+    pub struct UpdateUserParams {
+        full_name: Option<String>,
+        role: Option<Json<i64>>,
+        profile_data: Option<Json<Vec<ProfileDataValue>>>,
+    }
+}
+
+/// PATCH /users/{user_id} — an administrator changes a user's name, role or profile data.
+pub async fn update(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    path: web::Path<String>,
+    Params(p): Params<UpdateUserParams>,
+) -> ApiResult<Success> {
+    let target = path_param::<UserId>("user_id", &path.into_inner())?;
+    let change = UpdateUser {
+        full_name: p.full_name,
+        role: p.role.map(|r| r.0),
+        profile_data: p
+            .profile_data
+            .map(|d| d.0.into_iter().map(|e| (e.id, e.value)).collect()),
+    };
+    users::update_user_as(&ctx, &me, target, change).await?;
+    Ok(Success::empty())
+}
+
+params! {
+    /// `DELETE /users/{user_id}`.
+    pub struct DeactivateParams {
+        deactivation_notification_comment: Option<String>,
+    }
+}
+
+/// DELETE /users/{user_id} — an administrator deactivates a user.
+pub async fn deactivate(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    path: web::Path<String>,
+    Params(_p): Params<DeactivateParams>,
+) -> ApiResult<Success> {
+    let target = path_param::<UserId>("user_id", &path.into_inner())?;
+    user_activation::deactivate_user_as(&ctx, &me, target).await?;
+    Ok(Success::empty())
+}
+
+params! {
+    /// `DELETE /users/me`.
+    pub struct DeactivateOwn {}
+}
+
+/// DELETE /users/me — deactivate the caller's own account.
+pub async fn deactivate_me(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    _: Params<DeactivateOwn>,
+) -> ApiResult<Success> {
+    user_activation::deactivate_own_account(&ctx, &me).await?;
+    Ok(Success::empty())
+}
+
+params! {
+    /// `POST /users/{user_id}/reactivate`.
+    pub struct Reactivate {}
+}
+
+/// POST /users/{user_id}/reactivate — an administrator reactivates a user.
+pub async fn reactivate(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    path: web::Path<String>,
+    _: Params<Reactivate>,
+) -> ApiResult<Success> {
+    let target = path_param::<UserId>("user_id", &path.into_inner())?;
+    user_activation::reactivate_user_as(&ctx, &me, target).await?;
+    Ok(Success::empty())
 }

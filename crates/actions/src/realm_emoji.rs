@@ -1,0 +1,261 @@
+//! Custom emoji (`/realm/emoji`): adding one (an image in the file store), deactivating it,
+//! listing them, and the lookups rendering, reactions and statuses use.
+
+use crate::context::Context;
+use crate::error::ActionResult;
+use crate::notify::uploads::{realm_emoji_map, realm_emoji_updated};
+use crate::policy;
+use crate::uploads::{blocking, realm_id, stored_image, ServedFile};
+use parley_domain::realm_emoji::{check_name, image_url, normalize_name, store_path};
+use parley_domain::upload::{
+    image_extension, is_animated, sniff_image, too_large, MAX_EMOJI_FILE_SIZE_MIB,
+};
+use parley_domain::user::User;
+use parley_domain::RequestError;
+use parley_storage::realm_emoji::{self, RealmEmojiRow};
+use parley_storage::DbConn;
+use serde_json::Value;
+
+fn does_not_exist(name: &str) -> RequestError {
+    RequestError::bad_request(format!("Emoji '{name}' does not exist")).with_status(404)
+}
+
+/// Every custom emoji keyed by ID, as the API shows them.
+fn all_json(conn: &mut DbConn) -> ActionResult<Value> {
+    let realm = realm_id(conn)?;
+    Ok(realm_emoji_map(realm, &realm_emoji::all(conn)?))
+}
+
+/// `GET /realm/emoji`: every custom emoji, active or deactivated, keyed by ID.
+pub async fn get_realm_emoji(ctx: &Context) -> ActionResult<Value> {
+    ctx.db.run(all_json).await
+}
+
+/// The snapshot's `realm_emoji`.
+pub(crate) fn snapshot(conn: &mut DbConn) -> ActionResult<Value> {
+    all_json(conn)
+}
+
+/// `POST /realm/emoji/{emoji_name}`: adds a custom emoji with this image. The name is checked
+/// as the reference does; the caller must be in `can_add_custom_emoji_group`; an active emoji
+/// of the same name is an error; only administrators may shadow a built-in emoji. Everyone gets
+/// `realm_emoji` `update`.
+pub async fn do_add_realm_emoji(
+    ctx: &Context,
+    user: User,
+    raw_name: String,
+    file_count: usize,
+    bytes: Vec<u8>,
+) -> ActionResult<()> {
+    let name = normalize_name(&raw_name);
+    check_name(&name)?;
+    let files = ctx.files.clone();
+    ctx.write(move |conn, events| {
+        let policy = policy::load(conn)?;
+        if !policy
+            .groups
+            .setting_contains(&policy.realm.can_add_custom_emoji_group, &user)
+        {
+            return Err(RequestError::bad_request("Insufficient permission").into());
+        }
+        if realm_emoji::active_by_name(conn, &name)?.is_some() {
+            return Err(
+                RequestError::bad_request("A custom emoji with this name already exists.").into(),
+            );
+        }
+        if file_count != 1 {
+            return Err(RequestError::bad_request("You must upload exactly one file.").into());
+        }
+        if parley_markdown::emoji_code_for_name(&name).is_some() && !user.role.is_admin() {
+            return Err(RequestError::bad_request(
+                "Only administrators can override built-in emoji.",
+            )
+            .into());
+        }
+        if bytes.len() as u64 > MAX_EMOJI_FILE_SIZE_MIB * 1024 * 1024 {
+            return Err(too_large(MAX_EMOJI_FILE_SIZE_MIB).into());
+        }
+        let kind =
+            sniff_image(&bytes).ok_or_else(|| RequestError::bad_request("Invalid image format"))?;
+        let realm = realm_id(conn)?;
+        let id = realm_emoji::insert(conn, &name, is_animated(&bytes), user.id)?;
+        let file_name = format!("{id}.{}", image_extension(kind));
+        realm_emoji::set_file_name(conn, id, &file_name)?;
+        // This closure runs on a blocking thread; a failed write rolls the row back.
+        files
+            .put(&store_path(realm, &file_name), &bytes)
+            .map_err(|e| crate::error::ActionError::Internal(e.to_string()))?;
+        events.push(realm_emoji_updated(all_json(conn)?));
+        Ok(())
+    })
+    .await
+}
+
+/// `DELETE /realm/emoji/{emoji_name}`: deactivates an active custom emoji; its author or an
+/// administrator may. Everyone gets `realm_emoji` `update`.
+pub async fn do_remove_realm_emoji(ctx: &Context, user: User, name: String) -> ActionResult<()> {
+    ctx.write(move |conn, events| {
+        let emoji =
+            realm_emoji::active_by_name(conn, &name)?.ok_or_else(|| does_not_exist(&name))?;
+        if !user.role.is_admin() && emoji.author_id != Some(user.id.0) {
+            return Err(RequestError::bad_request(
+                "Must be an organization administrator or emoji author",
+            )
+            .into());
+        }
+        realm_emoji::deactivate(conn, emoji.id)?;
+        events.push(realm_emoji_updated(all_json(conn)?));
+        Ok(())
+    })
+    .await
+}
+
+/// `GET /user_avatars/{realm_id}/emoji/images/{file}` (and `still/{stem}.png`, served with
+/// the original image): a custom emoji's image, public as in the reference.
+pub async fn emoji_image(ctx: &Context, realm: i64, file: &str) -> ActionResult<ServedFile> {
+    let not_found = || RequestError::bad_request("File not found").with_status(404);
+    let file = match file.strip_prefix("still/") {
+        Some(still) => {
+            let stem = still.strip_suffix(".png").ok_or_else(not_found)?.to_owned();
+            let id: i64 = stem.parse().map_err(|_| not_found())?;
+            ctx.db
+                .run(move |conn| Ok::<_, crate::error::ActionError>(realm_emoji::by_id(conn, id)?))
+                .await?
+                .ok_or_else(not_found)?
+                .file_name
+        }
+        None => file.to_owned(),
+    };
+    if file.is_empty() || file.contains('/') {
+        return Err(not_found().into());
+    }
+    let path = store_path(realm, &file);
+    Ok(stored_image(&ctx.files, path, file)
+        .await?
+        .ok_or_else(not_found)?)
+}
+
+/// The active custom emoji of this name, for rendering `:name:`.
+pub(crate) fn for_rendering(conn: &mut DbConn, name: &str) -> Option<parley_markdown::RealmEmoji> {
+    let emoji = realm_emoji::active_by_name(conn, name).ok()??;
+    let realm = realm_id(conn).ok()?;
+    Some(parley_markdown::RealmEmoji {
+        id: emoji.id.to_string(),
+        name: emoji.name.clone(),
+        url: image_url(realm, &emoji.file_name),
+    })
+}
+
+/// The active custom emoji of this name, if any (a name alone in a reaction or status means
+/// the custom emoji first, as in the reference).
+pub fn active_by_name(conn: &mut DbConn, name: &str) -> ActionResult<Option<RealmEmojiRow>> {
+    Ok(realm_emoji::active_by_name(conn, name)?)
+}
+
+/// Checks a `realm_emoji` reference (`code` is the emoji's ID) as the reference server does:
+/// the emoji must exist and be active, and the name must be its name.
+pub fn check_custom_emoji(conn: &mut DbConn, name: &str, code: &str) -> ActionResult<()> {
+    let emoji = code
+        .parse::<i64>()
+        .ok()
+        .map(|id| realm_emoji::by_id(conn, id))
+        .transpose()?
+        .flatten()
+        .ok_or_else(|| RequestError::bad_request("Invalid custom emoji."))?;
+    if emoji.name != name {
+        return Err(RequestError::bad_request("Invalid custom emoji name.").into());
+    }
+    if emoji.deactivated {
+        return Err(RequestError::bad_request("This custom emoji has been deactivated.").into());
+    }
+    Ok(())
+}
+
+/// A reaction naming a custom emoji, checked: `Some((name, code, "realm_emoji"))` when the
+/// reaction is of type `realm_emoji`, or names an active custom emoji without type or code (a
+/// name alone means the custom emoji first, as in the reference); `None` for other emoji.
+pub fn custom_reaction(
+    conn: &mut DbConn,
+    emoji: &crate::reactions::EmojiRef,
+) -> ActionResult<Option<(String, String, String)>> {
+    const KIND: &str = "realm_emoji";
+    let Some(name) = emoji.emoji_name.clone() else {
+        return Ok(None);
+    };
+    match (emoji.reaction_type.as_deref(), emoji.emoji_code.as_deref()) {
+        (Some(KIND), Some(code)) => {
+            check_custom_emoji(conn, &name, code)?;
+            Ok(Some((name, code.to_owned(), KIND.to_owned())))
+        }
+        (Some(KIND), None) | (None, None) => match active_by_name(conn, &name)? {
+            Some(found) => Ok(Some((name, found.id.to_string(), KIND.to_owned()))),
+            None if emoji.reaction_type.is_some() => {
+                Err(RequestError::bad_request(format!("Emoji '{name}' does not exist")).into())
+            }
+            None => Ok(None),
+        },
+        _ => Ok(None),
+    }
+}
+
+/// The namespace of a reaction sent without `reaction_type`: `realm_emoji` when it names an
+/// active custom emoji by name alone, else `unicode_emoji`.
+pub fn default_reaction_type(
+    conn: &mut DbConn,
+    emoji: &crate::reactions::EmojiRef,
+) -> ActionResult<String> {
+    let custom = match (&emoji.emoji_name, &emoji.emoji_code) {
+        (Some(name), None) => active_by_name(conn, name)?.is_some(),
+        _ => false,
+    };
+    Ok(if custom {
+        "realm_emoji"
+    } else {
+        "unicode_emoji"
+    }
+    .to_owned())
+}
+
+/// An emoji set that knows the organization's custom emoji besides another set's Unicode
+/// emoji, for checking statuses.
+pub struct EmojiWithCustom<'a> {
+    unicode: &'a dyn parley_domain::user_status::EmojiSet,
+    custom: Vec<RealmEmojiRow>,
+}
+
+impl<'a> EmojiWithCustom<'a> {
+    /// Loads the custom emoji; Unicode questions go to `unicode`.
+    pub fn load(
+        conn: &mut DbConn,
+        unicode: &'a dyn parley_domain::user_status::EmojiSet,
+    ) -> ActionResult<Self> {
+        Ok(EmojiWithCustom {
+            unicode,
+            custom: realm_emoji::all(conn)?,
+        })
+    }
+}
+
+impl parley_domain::user_status::EmojiSet for EmojiWithCustom<'_> {
+    fn code_for_name(&self, name: &str) -> Option<String> {
+        self.unicode.code_for_name(name)
+    }
+
+    fn is_code(&self, code: &str) -> bool {
+        self.unicode.is_code(code)
+    }
+
+    fn custom_code_for_name(&self, name: &str) -> Option<String> {
+        self.custom
+            .iter()
+            .find(|e| e.name == name && !e.deactivated)
+            .map(|e| e.id.to_string())
+    }
+
+    fn custom_emoji(&self, code: &str) -> Option<(String, bool)> {
+        self.custom
+            .iter()
+            .find(|e| e.id.to_string() == code)
+            .map(|e| (e.name.clone(), e.deactivated))
+    }
+}

@@ -1,0 +1,1 @@
+DROP TABLE multiuse_invites;

@@ -1,0 +1,2 @@
+DROP TABLE realm_playgrounds;
+DROP TABLE linkifiers;

@@ -1,0 +1,3 @@
+DROP TABLE realm_emoji;
+DROP TABLE attachment_messages;
+DROP TABLE attachments;
