@@ -36,3 +36,24 @@ backend_test! {
         assert_eq!(body["ignored_parameters_unsupported"], serde_json::json!(["bogus"]));
     }
 }
+
+async fn web_public_access(app: &parley_tests::TestApp) -> serde_json::Value {
+    app.get("/server_settings").send().await.success()["realm_web_public_access_enabled"].clone()
+}
+
+backend_test! {
+    async fn web_public_access_needs_spectators_and_a_web_public_channel(app) {
+        assert_eq!(web_public_access(&app).await, false);
+        app.patch("/realm").as_user(&app.owner).json_param("enable_spectator_access", &serde_json::json!(true))
+            .send().await.success();
+        // Spectators are allowed but there is nothing for them to read yet.
+        assert_eq!(web_public_access(&app).await, false);
+        app.post("/channels/create").as_user(&app.owner).param("name", "open house")
+            .json_param("subscribers", &serde_json::json!([])).json_param("is_web_public", &serde_json::json!(true))
+            .send().await.success();
+        assert_eq!(web_public_access(&app).await, true);
+        app.patch("/realm").as_user(&app.owner).json_param("enable_spectator_access", &serde_json::json!(false))
+            .send().await.success();
+        assert_eq!(web_public_access(&app).await, false);
+    }
+}

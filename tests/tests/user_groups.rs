@@ -646,3 +646,13 @@ backend_test! {
         assert!(flags_of("cy", mine_id).await.contains(&"mentioned".to_owned()));
     }
 }
+
+backend_test! {
+    async fn register_describes_the_group_permission_settings(app) {
+        let state = app.register(&app.owner, &[("fetch_event_types", json!(["realm"]))]).await;
+        let group = &state["server_supported_permission_settings"]["group"];
+        assert_eq!(group["can_manage_group"]["default_group_name"], "group_creator");
+        assert_eq!(group["can_join_group"]["default_group_name"], "role:nobody");
+        assert_eq!(group["can_mention_group"]["allow_everyone_group"], true);
+    }
+}

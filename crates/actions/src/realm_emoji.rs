@@ -5,7 +5,7 @@ use crate::context::Context;
 use crate::error::ActionResult;
 use crate::notify::uploads::{realm_emoji_map, realm_emoji_updated};
 use crate::policy;
-use crate::uploads::{blocking, realm_id, stored_image, ServedFile};
+use crate::uploads::{realm_id, stored_image, ServedFile};
 use parley_domain::realm_emoji::{check_name, image_url, normalize_name, store_path};
 use parley_domain::upload::{
     image_extension, is_animated, sniff_image, too_large, MAX_EMOJI_FILE_SIZE_MIB,

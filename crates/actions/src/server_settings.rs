@@ -50,7 +50,17 @@ pub struct ServerSettings {
 
 /// Builds the server settings from the organization row and the configuration.
 pub async fn get_server_settings(ctx: &Context) -> ActionResult<ServerSettings> {
-    let realm = ctx.db.run(realms::get).await?;
+    let (realm, web_public_channel) = ctx
+        .db
+        .run(|conn| {
+            let realm = realms::get(conn)?;
+            let web_public = parley_storage::channels::all(conn)?
+                .iter()
+                .any(|c| c.is_web_public && !c.is_archived);
+            Ok::<_, parley_storage::StorageError>((realm, web_public))
+        })
+        .await?;
+    let spectators = realm.as_ref().is_some_and(|r| r.enable_spectator_access);
     let (name, description) = realm.map(|r| (r.name, r.description)).unwrap_or_default();
     let url = ctx.realm.url.clone();
     Ok(ServerSettings {
@@ -75,7 +85,6 @@ pub async fn get_server_settings(ctx: &Context) -> ActionResult<ServerSettings> 
         realm_url: url,
         realm_name: name,
         realm_description: parley_markdown::render(&description),
-        // Needs a web-public channel, and channels arrive with the channels issue: none exists.
-        realm_web_public_access_enabled: false,
+        realm_web_public_access_enabled: spectators && web_public_channel,
     })
 }

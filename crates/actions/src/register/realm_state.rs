@@ -102,7 +102,10 @@ pub(super) fn realm_fields(
     );
     put("password_min_guesses", 10000.into());
     put("giphy_rating_options", json!({}));
-    put("server_supported_permission_settings", json!({}));
+    put(
+        "server_supported_permission_settings",
+        json!({"group": crate::notify::groups::supported_group_permission_settings()}),
+    );
     put("realm_description", description.into());
     put("realm_date_created", realm.date_created.into());
     put("realm_uri", url.clone().into());
