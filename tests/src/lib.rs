@@ -73,6 +73,21 @@ impl Response {
 
 type Caller = Rc<dyn Fn(actix_http::Request) -> LocalBoxFuture<'static, Response>>;
 
+/// A small deterministic generator for randomized tests, so that a failure reproduces from its
+/// seed.
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    /// The next number below `n`.
+    pub fn next(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) % n as u64) as usize
+    }
+}
+
 /// The application over a fresh database, with its owner account.
 pub struct TestApp {
     pub ctx: Context,
@@ -97,6 +112,34 @@ macro_rules! backend_test {
             }
         }
     };
+}
+
+/// Like [`backend_test!`], with the per-user request limit lifted, for tests that make hundreds
+/// of requests as one user.
+#[macro_export]
+macro_rules! busy_backend_test {
+    ($(#[$meta:meta])* async fn $name:ident($app:ident) $body:block) => {
+        $(#[$meta])*
+        #[actix_web::test]
+        async fn $name() {
+            for backend in $crate::Backend::available() {
+                let $app =
+                    $crate::TestApp::start_with_limits(backend, $crate::lifted_api_limit()).await;
+                $body
+            }
+        }
+    };
+}
+
+/// The default rate limits without the per-user API limit.
+pub fn lifted_api_limit() -> RateLimits {
+    RateLimits {
+        api_by_user: parley_actions::rate_limit::RateLimiter::new(
+            u32::MAX,
+            std::time::Duration::from_secs(1),
+        ),
+        ..RateLimits::default()
+    }
 }
 
 impl TestApp {
@@ -428,6 +471,26 @@ impl RequestBuilder<'_> {
     /// Adds a JSON-encoded parameter.
     pub fn json_param(self, name: &str, value: &Value) -> Self {
         self.param(name, value.to_string())
+    }
+
+    /// Replaces the body with a `multipart/form-data` body holding these `(file name, content
+    /// type, bytes)` files, as clients upload them.
+    pub fn files(self, files: &[(&str, &str, &[u8])]) -> Self {
+        const BOUNDARY: &str = "parleyboundary42";
+        let mut body = Vec::new();
+        for (i, (name, kind, bytes)) in files.iter().enumerate() {
+            body.extend_from_slice(
+                format!(
+                    "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file{i}\"; \
+                     filename=\"{name}\"\r\nContent-Type: {kind}\r\n\r\n"
+                )
+                .as_bytes(),
+            );
+            body.extend_from_slice(bytes);
+            body.extend_from_slice(b"\r\n");
+        }
+        body.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
+        self.raw_body(body, &format!("multipart/form-data; boundary={BOUNDARY}"))
     }
 
     /// Replaces the body with raw bytes.

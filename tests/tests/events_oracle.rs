@@ -7,22 +7,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use parley_domain::Role;
-use parley_tests::{backend_test, Account, TestApp};
+use parley_tests::{backend_test, Account, Lcg, TestApp};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// A small deterministic generator, so that a failure reproduces.
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) % n as u64) as usize
-    }
-}
 
 /// The part of a snapshot the oracle compares, in a form events can be applied to.
 #[derive(Debug, Default, PartialEq)]

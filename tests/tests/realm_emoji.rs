@@ -5,26 +5,9 @@ use parley_domain::Role;
 use parley_tests::{backend_test, Account, Response, TestApp};
 use serde_json::{json, Value};
 
-const BOUNDARY: &str = "emojiboundary7";
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\nnot-really-an-image";
 /// A GIF with two image descriptors (animated).
 const GIF: &[u8] = b"GIF89a\x01\x00\x01\x00\x00\x00\x00\x00\x2c\x00\x00\x00\x00\x00\x2c\x00";
-
-fn multipart(files: &[(&str, &str, &[u8])]) -> Vec<u8> {
-    let mut body = Vec::new();
-    for (i, (name, kind, bytes)) in files.iter().enumerate() {
-        body.extend_from_slice(
-            format!(
-                "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"f{i}\"; filename=\"{name}\"\r\nContent-Type: {kind}\r\n\r\n"
-            )
-            .as_bytes(),
-        );
-        body.extend_from_slice(bytes);
-        body.extend_from_slice(b"\r\n");
-    }
-    body.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
-    body
-}
 
 async fn add_files(
     app: &TestApp,
@@ -33,14 +16,7 @@ async fn add_files(
     files: &[(&str, &str, &[u8])],
 ) -> Response {
     let path = format!("/realm/emoji/{}", name.replace(' ', "%20"));
-    app.post(&path)
-        .as_user(who)
-        .raw_body(
-            multipart(files),
-            &format!("multipart/form-data; boundary={BOUNDARY}"),
-        )
-        .send()
-        .await
+    app.post(&path).as_user(who).files(files).send().await
 }
 
 async fn add(app: &TestApp, who: &Account, name: &str) -> Response {

@@ -3,12 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use parley_actions::rate_limit::{RateLimiter, RateLimits};
 use parley_domain::settings::{SettingKind, SettingSpec, SETTINGS};
 use parley_domain::Role;
-use parley_tests::{backend_test, Account, Backend, TestApp};
+use parley_tests::{backend_test, busy_backend_test, Account, TestApp};
 use serde_json::{json, Value};
-use std::time::Duration;
 
 /// The values a test tries for a setting (as form text and as the JSON read back), and one
 /// value outside what it accepts.
@@ -71,25 +69,7 @@ async fn defaults(app: &TestApp, who: &Account) -> Value {
         .clone()
 }
 
-/// Runs a body on every backend with the per-user request limit lifted (these tests make
-/// hundreds of requests as one user).
-macro_rules! busy_test {
-    (async fn $name:ident($app:ident) $body:block) => {
-        #[actix_web::test]
-        async fn $name() {
-            for backend in Backend::available() {
-                let limits = RateLimits {
-                    api_by_user: RateLimiter::new(u32::MAX, Duration::from_secs(1)),
-                    ..RateLimits::default()
-                };
-                let $app = TestApp::start_with_limits(backend, limits).await;
-                $body
-            }
-        }
-    };
-}
-
-busy_test! {
+busy_backend_test! {
     async fn every_own_setting_round_trips(app) {
         let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
         for spec in SETTINGS.iter().filter(|s| s.accepted.own) {
@@ -110,7 +90,7 @@ busy_test! {
     }
 }
 
-busy_test! {
+busy_backend_test! {
     async fn every_default_round_trips_and_reaches_only_new_users(app) {
         let owner = app.owner.clone();
         let before = app.create_user("old@parley.test", "Old", Role::Member).await;

@@ -5,33 +5,10 @@ use parley_domain::Role;
 use parley_tests::{backend_test, Account, Response, TestApp};
 use serde_json::{json, Value};
 
-const BOUNDARY: &str = "parleyboundary42";
-
-/// A multipart body with these `(file name, content type, bytes)` files.
-fn multipart(files: &[(&str, &str, &[u8])]) -> Vec<u8> {
-    let mut body = Vec::new();
-    for (i, (name, kind, bytes)) in files.iter().enumerate() {
-        body.extend_from_slice(
-            format!(
-                "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file{i}\"; filename=\"{name}\"\r\nContent-Type: {kind}\r\n\r\n"
-            )
-            .as_bytes(),
-        );
-        body.extend_from_slice(bytes);
-        body.extend_from_slice(b"\r\n");
-    }
-    body.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
-    body
-}
-
-fn content_type() -> String {
-    format!("multipart/form-data; boundary={BOUNDARY}")
-}
-
 async fn upload_raw(app: &TestApp, who: &Account, files: &[(&str, &str, &[u8])]) -> Response {
     app.post("/user_uploads")
         .as_user(who)
-        .raw_body(multipart(files), &content_type())
+        .files(files)
         .send()
         .await
 }
@@ -97,7 +74,7 @@ backend_test! {
         let none = app
             .post("/user_uploads")
             .as_user(&app.owner)
-            .raw_body(multipart(&[]), &content_type())
+            .files(&[])
             .send()
             .await
             .error(400, "BAD_REQUEST");
@@ -312,14 +289,14 @@ backend_test! {
         let not_image = app
             .post("/users/me/avatar")
             .as_user(&alice)
-            .raw_body(multipart(&[("a.txt", "text/plain", b"hello")]), &content_type())
+            .files(&[("a.txt", "text/plain", b"hello")])
             .send()
             .await
             .error(400, "BAD_REQUEST");
         assert_eq!(not_image["msg"], "Invalid image format");
         app.post("/users/me/avatar")
             .as_user(&alice)
-            .raw_body(multipart(&[]), &content_type())
+            .files(&[])
             .send()
             .await
             .error(400, "BAD_REQUEST");
@@ -327,7 +304,7 @@ backend_test! {
         let body = app
             .post("/users/me/avatar")
             .as_user(&alice)
-            .raw_body(multipart(&[("me.png", "image/png", png)]), &content_type())
+            .files(&[("me.png", "image/png", png)])
             .send()
             .await
             .success();
