@@ -103,14 +103,7 @@ pub struct TestApp {
 #[macro_export]
 macro_rules! backend_test {
     ($(#[$meta:meta])* async fn $name:ident($app:ident) $body:block) => {
-        $(#[$meta])*
-        #[actix_web::test]
-        async fn $name() {
-            for backend in $crate::Backend::available() {
-                let $app = $crate::TestApp::start(backend).await;
-                $body
-            }
-        }
+        $crate::backend_test_with!(::std::default::Default::default(), $(#[$meta])* async fn $name($app) $body);
     };
 }
 
@@ -119,12 +112,20 @@ macro_rules! backend_test {
 #[macro_export]
 macro_rules! busy_backend_test {
     ($(#[$meta:meta])* async fn $name:ident($app:ident) $body:block) => {
+        $crate::backend_test_with!($crate::lifted_api_limit(), $(#[$meta])* async fn $name($app) $body);
+    };
+}
+
+/// The body of [`backend_test!`] and [`busy_backend_test!`]: the app starts with `$limits`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! backend_test_with {
+    ($limits:expr, $(#[$meta:meta])* async fn $name:ident($app:ident) $body:block) => {
         $(#[$meta])*
         #[actix_web::test]
         async fn $name() {
             for backend in $crate::Backend::available() {
-                let $app =
-                    $crate::TestApp::start_with_limits(backend, $crate::lifted_api_limit()).await;
+                let $app = $crate::TestApp::start_with_limits(backend, $limits).await;
                 $body
             }
         }

@@ -188,30 +188,29 @@ fn active_users_by_ids(conn: &mut DbConn, ids: &[i64], var_name: &str) -> Action
     Ok(out)
 }
 
-/// The groups with these IDs as subgroups: each must exist ("Invalid user group ID") and be
-/// active.
-fn subgroups_by_ids(conn: &mut DbConn, ids: &[i64], var_name: &str) -> ActionResult<Vec<GroupId>> {
+/// The distinct groups with these IDs, in order: each must exist ("Invalid user group ID") and,
+/// when `active_only`, not be deactivated. Read from the loaded graph, with no query per ID.
+fn groups_by_ids(
+    graph: &parley_domain::groups::GroupGraph,
+    ids: &[i64],
+    var_name: &str,
+    active_only: bool,
+) -> ActionResult<Vec<GroupId>> {
     let mut out: Vec<GroupId> = Vec::new();
-    let mut rows = Vec::new();
-    for id in ids {
-        match groups::row(conn, GroupId(*id))? {
-            Some(row) => rows.push(row),
-            None => {
-                return Err(RequestError::invalid_param(
-                    var_name,
-                    format!("Invalid user group ID: {id}"),
-                )
-                .into())
-            }
+    for id in ids.iter().map(|i| GroupId(*i)) {
+        if !graph.exists(id) {
+            return Err(RequestError::invalid_param(
+                var_name,
+                format!("Invalid user group ID: {}", id.0),
+            )
+            .into());
+        }
+        if !out.contains(&id) {
+            out.push(id);
         }
     }
-    for row in rows {
-        if row.deactivated {
-            return Err(deactivated_group().with("var_name", var_name).into());
-        }
-        if !out.contains(&GroupId(row.id)) {
-            out.push(GroupId(row.id));
-        }
+    if active_only && out.iter().any(|g| graph.deactivated.contains(g)) {
+        return Err(deactivated_group().with("var_name", var_name).into());
     }
     Ok(out)
 }
@@ -243,7 +242,7 @@ fn check_setting(
             let ids: Vec<i64> = direct_members.iter().map(|u| u.0).collect();
             active_users_by_ids(conn, &ids, name)?;
             let ids: Vec<i64> = direct_subgroups.iter().map(|g| g.0).collect();
-            subgroups_by_ids(conn, &ids, name)?;
+            groups_by_ids(&policy.groups, &ids, name, true)?;
         }
     }
     Ok(())
@@ -322,7 +321,7 @@ pub async fn do_create_user_group(
         let graph = policy::load(conn)?.groups;
         events.push(group_added(group_json(&row, &graph, &everyone)));
         if !new.subgroups.is_empty() {
-            let subgroups = subgroups_by_ids(conn, &new.subgroups, "subgroups")?;
+            let subgroups = groups_by_ids(&graph, &new.subgroups, "subgroups", true)?;
             groups::add_subgroups(conn, id, &subgroups)?;
             events.push(subgroups_changed(id, true, &subgroups));
         }
@@ -697,7 +696,7 @@ fn add_subgroups(
     events: &mut crate::publish::Events,
 ) -> ActionResult<()> {
     access_for_update(conn, policy, user, id, GroupAction::AddMembers, true)?;
-    let subgroups = subgroups_by_ids(conn, ids, var_name)?;
+    let subgroups = groups_by_ids(&policy.groups, ids, var_name, true)?;
     let existing = policy
         .groups
         .subgroups
@@ -740,19 +739,7 @@ fn remove_subgroups(
     events: &mut crate::publish::Events,
 ) -> ActionResult<()> {
     access_for_update(conn, policy, user, id, GroupAction::Manage, true)?;
-    let mut subgroups = Vec::new();
-    for sub in ids {
-        if groups::row(conn, GroupId(*sub))?.is_none() {
-            return Err(RequestError::invalid_param(
-                var_name,
-                format!("Invalid user group ID: {sub}"),
-            )
-            .into());
-        }
-        if !subgroups.contains(&GroupId(*sub)) {
-            subgroups.push(GroupId(*sub));
-        }
-    }
+    let subgroups = groups_by_ids(&policy.groups, ids, var_name, false)?;
     let existing = policy
         .groups
         .subgroups

@@ -383,28 +383,7 @@ pub fn would_cycle(graph: &GroupGraph, group: GroupId, subgroups: &[GroupId]) ->
 mod tests {
     use super::*;
     use crate::role::Role;
-    use crate::testing::user;
-    use std::collections::HashSet;
-
-    /// System groups 1..=8 in `SystemGroup::ALL` order; 20 = {7} with subgroup 21 = {8};
-    /// 22 = {9}.
-    fn graph() -> GroupGraph {
-        let mut graph = GroupGraph::default();
-        for (i, group) in SystemGroup::ALL.into_iter().enumerate() {
-            graph.system.insert(GroupId(i as i64 + 1), group);
-        }
-        graph
-            .members
-            .insert(GroupId(20), HashSet::from([UserId(7)]));
-        graph
-            .members
-            .insert(GroupId(21), HashSet::from([UserId(8)]));
-        graph
-            .members
-            .insert(GroupId(22), HashSet::from([UserId(9)]));
-        graph.subgroups.insert(GroupId(20), vec![GroupId(21)]);
-        graph
-    }
+    use crate::testing::{graph, user};
 
     fn sys(g: &GroupGraph, s: SystemGroup) -> GroupSetting {
         GroupSetting::Group(g.system_id(s).unwrap())

@@ -255,22 +255,9 @@ mod tests {
     use super::*;
     use crate::testing::user;
 
+    /// The shared fixture, plus a cycle (21 has subgroup 20) and 22 deactivated.
     fn graph() -> GroupGraph {
-        let mut graph = GroupGraph::default();
-        for (i, group) in SystemGroup::ALL.into_iter().enumerate() {
-            graph.system.insert(GroupId(i as i64 + 1), group);
-        }
-        // 20 = {user 7} + subgroup 21; 21 = {user 8} + subgroup 20 (a cycle); 22 deactivated.
-        graph
-            .members
-            .insert(GroupId(20), HashSet::from([UserId(7)]));
-        graph
-            .members
-            .insert(GroupId(21), HashSet::from([UserId(8)]));
-        graph
-            .members
-            .insert(GroupId(22), HashSet::from([UserId(9)]));
-        graph.subgroups.insert(GroupId(20), vec![GroupId(21)]);
+        let mut graph = crate::testing::graph();
         graph.subgroups.insert(GroupId(21), vec![GroupId(20)]);
         graph.deactivated.insert(GroupId(22));
         graph
