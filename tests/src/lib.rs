@@ -165,6 +165,7 @@ impl TestApp {
         limits: RateLimits,
         engine: EngineConfig,
     ) -> TestApp {
+        parley_actions::secrets::use_cheap_password_hashing();
         let database = scratch_database(&backend);
         let url = database.url.clone();
         let realm = RealmAddress::parse("http://parley.test").unwrap();

@@ -3,8 +3,9 @@
 
 use argon2::password_hash::rand_core::OsRng;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
-use argon2::Argon2;
+use argon2::{Algorithm, Argon2, Params, Version};
 use rand::distributions::{Alphanumeric, DistString};
+use std::sync::atomic::{AtomicBool, Ordering};
 use subtle::ConstantTimeEq;
 
 /// Length of generated API keys.
@@ -28,10 +29,30 @@ pub fn api_keys_match(given: &str, stored: &str) -> bool {
     given.len() == stored.len() && bool::from(given.as_bytes().ct_eq(stored.as_bytes()))
 }
 
+static CHEAP_HASHING: AtomicBool = AtomicBool::new(false);
+
+/// Makes new password hashes cheap (Argon2id with 8 KiB and one pass) for the rest of the
+/// process. Only test harnesses call this: they create hundreds of accounts, and the real cost
+/// (19 MiB, two passes) is meant to be slow. Verifying reads the parameters from each hash, so
+/// both kinds verify either way.
+pub fn use_cheap_password_hashing() {
+    CHEAP_HASHING.store(true, Ordering::Relaxed);
+}
+
+fn hasher() -> Argon2<'static> {
+    if !CHEAP_HASHING.load(Ordering::Relaxed) {
+        return Argon2::default();
+    }
+    match Params::new(Params::MIN_M_COST, 1, 1, None) {
+        Ok(params) => Argon2::new(Algorithm::Argon2id, Version::V0x13, params),
+        Err(_) => Argon2::default(),
+    }
+}
+
 /// Hashes a password into a PHC string (Argon2id with a random salt).
 pub fn hash_password(password: &str) -> Result<String, String> {
     let salt = SaltString::generate(&mut OsRng);
-    Argon2::default()
+    hasher()
         .hash_password(password.as_bytes(), &salt)
         .map(|hash| hash.to_string())
         .map_err(|e| e.to_string())
