@@ -27,6 +27,7 @@ mod escape;
 mod extract;
 mod fence;
 mod linkifiers;
+mod math;
 mod mentions;
 mod render;
 mod sanitize;
@@ -35,6 +36,7 @@ mod tex;
 mod timestamp;
 
 pub use linkifiers::topic_links;
+pub use math::warm_up as warm_up_math;
 
 /// Organization data the renderer looks up (users, groups, channels, emoji, linkifiers). Every
 /// method defaults to knowing nothing, so a lookup implements only what it has.
@@ -170,8 +172,8 @@ pub fn render_message(source: &str, lookup: &dyn Lookup) -> Rendered {
 
 /// Renders a message with the organization data in `lookup` and the given options.
 pub fn render_message_with(source: &str, lookup: &dyn Lookup, options: RenderOptions) -> Rendered {
-    let mut rendered = render::render_document(source, lookup, options);
-    rendered.html = sanitize::checked(&rendered.html);
+    let (mut rendered, trusted) = render::render_document(source, lookup, options);
+    rendered.html = stash::splice_trusted(&sanitize::checked(&rendered.html), &trusted);
     rendered
 }
 
@@ -345,7 +347,9 @@ mod tests {
             "https://x.org/a.png",
             "#**Denmark>it's \"quoted\"**",
         ] {
-            let raw = render::render_document(source, &OneChannel, RenderOptions::default()).html;
+            let raw = render::render_document(source, &OneChannel, RenderOptions::default())
+                .0
+                .html;
             assert_eq!(render_message(source, &OneChannel).html, raw, "{source}");
         }
     }

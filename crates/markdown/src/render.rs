@@ -107,12 +107,14 @@ struct Renderer<'l> {
     list_starts: HashMap<usize, usize>,
 }
 
-/// Renders a message to (unsanitized) HTML and collects what the rendering found.
+/// Renders a message to (unsanitized) HTML and collects what the rendering found. Trusted
+/// pieces (typeset math) stand in the HTML as markers; the second value holds them, for
+/// [`stash::splice_trusted`] after sanitizing.
 pub(crate) fn render_document(
     source: &str,
     lookup: &dyn Lookup,
     options: RenderOptions,
-) -> Rendered {
+) -> (Rendered, Vec<String>) {
     let source = stash::scrub_input(source)
         .replace("\r\n", "\n")
         .replace('\r', "\n");
@@ -143,9 +145,10 @@ pub(crate) fn render_document(
     html.push_str(&renderer.root_tail);
     let trimmed = html.trim_end_matches('\n').len();
     html.truncate(trimmed);
+    let trusted = renderer.stash.take_trusted();
     let mut result = renderer.result;
     result.html = html;
-    result
+    (result, trusted)
 }
 
 impl Renderer<'_> {
@@ -648,7 +651,9 @@ mod tests {
     use crate::NoLookup;
 
     fn html(src: &str) -> String {
-        render_document(src, &NoLookup, RenderOptions::default()).html
+        render_document(src, &NoLookup, RenderOptions::default())
+            .0
+            .html
     }
 
     #[test]
@@ -678,14 +683,14 @@ mod tests {
 
     #[test]
     fn image_previews() {
-        let r = render_document(
+        let (r, _) = render_document(
             "* see https://x.org/a.png",
             &NoLookup,
             RenderOptions::default(),
         );
         assert!(r.html.contains("</a><div class=\"message_inline_image\">"));
         assert!(r.has_image && r.has_link && !r.has_attachment);
-        let r = render_document(
+        let (r, _) = render_document(
             "[f](/user_uploads/2/a/f.pdf)",
             &NoLookup,
             RenderOptions::default(),
