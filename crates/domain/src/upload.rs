@@ -205,16 +205,6 @@ pub fn image_extension(content_type: &str) -> &'static str {
     }
 }
 
-/// Whether an image is animated: a GIF with more than one frame, or an animated PNG or WebP.
-pub fn is_animated(bytes: &[u8]) -> bool {
-    match sniff_image(bytes) {
-        Some("image/gif") => bytes.windows(2).filter(|w| *w == [0x00, 0x2c]).count() > 1,
-        Some("image/png") => bytes.windows(4).any(|w| w == b"acTL"),
-        Some("image/webp") => bytes.windows(4).any(|w| w == b"ANIM"),
-        _ => false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
