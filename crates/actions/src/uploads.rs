@@ -308,11 +308,15 @@ async fn thumbnail_upload(ctx: &Context, path: &str, kind: &str) -> Option<Image
             .ok_or_else(|| "the upload vanished".to_owned())?;
         let made = crate::images::make_thumbnails(&bytes, &kind).map_err(|e| e.to_string())?;
         drop(bytes);
-        let mut thumbnails = Vec::new();
+        let mut thumbnails: Vec<StoredThumbnail> = Vec::new();
         for (_, stored, data) in made.files {
-            files
-                .put(&thumbnail_store_path(&path, &stored), &data)
-                .map_err(|e| e.to_string())?;
+            if let Err(e) = files.put(&thumbnail_store_path(&path, &stored), &data) {
+                // Leave no partial set behind.
+                for written in &thumbnails {
+                    let _ = files.delete(&thumbnail_store_path(&path, written));
+                }
+                return Err(e.to_string());
+            }
             thumbnails.push(stored);
         }
         Ok(ImageInfo {

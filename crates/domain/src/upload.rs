@@ -93,8 +93,9 @@ pub fn linked_path_ids(content: &str, realm_url: &str) -> Vec<String> {
     found
 }
 
-/// Decodes `%XX` escapes (invalid ones are kept as written).
-fn percent_decode(text: &str) -> String {
+/// Decodes `%XX` escapes (invalid ones are kept as written), as links to uploads may carry
+/// them.
+pub fn percent_decode(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

@@ -67,6 +67,14 @@ backend_test! {
             let missing = format!("/user_uploads/thumbnail/{path_id}/{other}");
             assert_eq!(app.get_page(&missing).as_user(&bob).send().await.status, 404, "{other}");
         }
+
+        // Links may percent-encode the name.
+        let cafe = upload(&app, &alice, "café.png", "image/png", &png(10, 10)).await;
+        assert!(cafe.ends_with("/café.png"), "{cafe}");
+        let encoded = cafe.replace('é', "%C3%A9");
+        let message = send_and_read(&app, &alice, "encoded", &format!("[café]({encoded})")).await;
+        let rendered = message["content"].as_str().unwrap();
+        assert!(rendered.contains("data-original-dimensions=\"10x10\""), "{rendered}");
     }
 }
 
