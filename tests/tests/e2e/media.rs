@@ -184,9 +184,7 @@ backend_test! {
             .await;
         let message = send_and_read(&app, &app.owner, "proxied", "https://v.example.com/clip.mp4").await;
         let rendered = message["content"].as_str().unwrap();
-        assert!(rendered.contains(&format!(
-            "src=\"https://camo.parley.test/"
-        )), "{rendered}");
+        assert!(rendered.contains("src=\"https://camo.parley.test/"), "{rendered}");
         assert!(rendered.contains(&hex_of("https://v.example.com/clip.mp4")));
         // The preview endpoint renders the same way.
         let preview = app
