@@ -8,6 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 pub mod bench;
+pub mod images;
 
 use actix_web::http::Method;
 use actix_web::test::{call_service, init_service, read_body, TestRequest};
@@ -45,6 +46,8 @@ pub struct Response {
     pub status: u16,
     pub json: Value,
     pub text: String,
+    /// The body as it came (images and other binary files).
+    pub bytes: Vec<u8>,
     pub headers: actix_web::http::header::HeaderMap,
 }
 
@@ -212,6 +215,7 @@ impl TestApp {
                     status,
                     json,
                     text,
+                    bytes: body.to_vec(),
                     headers,
                 }
             })
@@ -244,6 +248,7 @@ impl TestApp {
                     status,
                     json,
                     text,
+                    bytes: body.to_vec(),
                     headers,
                 }
             })

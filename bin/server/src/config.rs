@@ -91,6 +91,25 @@ pub struct Settings {
         value_name = "MINUTES"
     )]
     pub invitation_link_validity_minutes: Option<i64>,
+
+    /// Base URL of a camo image proxy that images and videos from other sites in messages load
+    /// through, e.g. https://camo.example.com/external_content/ (needs --camo-key)
+    /// [default: none: clients load them directly].
+    #[arg(long, global = true, env = "PARLEY_CAMO_URL", value_name = "URL")]
+    pub camo_url: Option<String>,
+
+    /// The key shared with the camo proxy.
+    #[arg(long, global = true, env = "PARLEY_CAMO_KEY", value_name = "KEY")]
+    pub camo_key: Option<String>,
+
+    /// Weeks after which an upload that no message links is deleted [default: 5].
+    #[arg(
+        long,
+        global = true,
+        env = "PARLEY_UNCLAIMED_UPLOAD_WEEKS",
+        value_name = "WEEKS"
+    )]
+    pub unclaimed_upload_weeks: Option<i64>,
 }
 
 impl Settings {
@@ -114,6 +133,11 @@ impl Settings {
             invitation_link_validity_minutes: self
                 .invitation_link_validity_minutes
                 .or(fallback.invitation_link_validity_minutes),
+            camo_url: self.camo_url.or(fallback.camo_url),
+            camo_key: self.camo_key.or(fallback.camo_key),
+            unclaimed_upload_weeks: self
+                .unclaimed_upload_weeks
+                .or(fallback.unclaimed_upload_weeks),
         }
     }
 }
@@ -145,6 +169,29 @@ pub struct Config {
     pub push_service_url: Option<url::Url>,
     /// Default lifetime of invitation links, in minutes.
     pub invitation_link_validity_minutes: i64,
+    /// The camo proxy outside media in messages loads through, when one is configured.
+    pub camo: Option<parley_markdown::Camo>,
+    /// How long an upload no message links is kept.
+    pub unclaimed_upload_age: Duration,
+}
+
+/// The camo proxy from its URL and key, which come together or not at all.
+fn camo(url: Option<String>, key: Option<String>) -> anyhow::Result<Option<parley_markdown::Camo>> {
+    let url = url.filter(|u| !u.trim().is_empty());
+    let key = key.filter(|k| !k.is_empty());
+    match (url, key) {
+        (None, None) => Ok(None),
+        (Some(raw), Some(key)) => {
+            let parsed = url::Url::parse(raw.trim())
+                .with_context(|| format!("--camo-url '{raw}' is not a URL"))?;
+            if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+                bail!("--camo-url '{raw}' must look like https://HOST/PATH/");
+            }
+            Ok(Some(parley_markdown::Camo::new(parsed.as_str(), &key)))
+        }
+        (Some(_), None) => bail!("--camo-url needs --camo-key"),
+        (None, Some(_)) => bail!("--camo-key needs --camo-url"),
+    }
 }
 
 /// Reads the TOML file's settings.
@@ -220,7 +267,14 @@ impl Config {
         let mail_from = settings
             .mail_from
             .unwrap_or_else(|| format!("noreply@{}", realm.host));
+        let camo = camo(settings.camo_url, settings.camo_key)?;
+        let unclaimed_weeks = settings.unclaimed_upload_weeks.unwrap_or(5);
+        if unclaimed_weeks < 1 {
+            bail!("--unclaimed-upload-weeks must be at least 1");
+        }
         Ok(Config {
+            camo,
+            unclaimed_upload_age: Duration::from_secs(unclaimed_weeks as u64 * 7 * 24 * 3600),
             push_service_url,
             smtp_url,
             mail_from,
@@ -343,6 +397,47 @@ mod tests {
             ..Settings::default()
         };
         assert!(Config::resolve(typo, None).is_err());
+    }
+
+    #[test]
+    fn camo_needs_url_and_key_and_cleanup_has_a_default() {
+        let config = Config::resolve(Settings::default(), None).unwrap();
+        assert!(config.camo.is_none());
+        assert_eq!(config.unclaimed_upload_age.as_secs(), 5 * 7 * 24 * 3600);
+        let given = Settings {
+            camo_url: Some("https://camo.example.com/external_content/".into()),
+            camo_key: Some("secret".into()),
+            unclaimed_upload_weeks: Some(2),
+            ..Settings::default()
+        };
+        let config = Config::resolve(given, None).unwrap();
+        let camo = config.camo.unwrap();
+        assert!(camo
+            .url("https://x.org/a.mp4")
+            .starts_with("https://camo.example.com/external_content/"));
+        assert_eq!(config.unclaimed_upload_age.as_secs(), 2 * 7 * 24 * 3600);
+        for (url, key, message) in [
+            (
+                Some("https://camo.example.com/"),
+                None,
+                "--camo-url needs --camo-key",
+            ),
+            (None, Some("k"), "--camo-key needs --camo-url"),
+            (Some("ftp://camo"), Some("k"), "--camo-url"),
+        ] {
+            let bad = Settings {
+                camo_url: url.map(str::to_owned),
+                camo_key: key.map(str::to_owned),
+                ..Settings::default()
+            };
+            let err = format!("{:#}", Config::resolve(bad, None).unwrap_err());
+            assert!(err.contains(message), "{err}");
+        }
+        let bad = Settings {
+            unclaimed_upload_weeks: Some(0),
+            ..Settings::default()
+        };
+        assert!(Config::resolve(bad, None).is_err());
     }
 
     #[test]

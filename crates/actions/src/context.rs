@@ -57,6 +57,8 @@ pub struct Context {
     pub invitation_link_validity_minutes: i64,
     /// Where uploaded files, custom emoji and avatars are kept.
     pub files: Arc<dyn FileStore>,
+    /// The camo image proxy external images and videos in messages load through, if any.
+    pub camo: Option<parley_markdown::Camo>,
 }
 
 impl Context {
@@ -71,7 +73,14 @@ impl Context {
             push: None,
             invitation_link_validity_minutes: parley_domain::invite::DEFAULT_VALIDITY_MINUTES,
             files: Arc::new(MemoryFileStore::default()),
+            camo: None,
         }
+    }
+
+    /// The same context loading external media in messages through this camo proxy.
+    pub fn with_camo(mut self, camo: Option<parley_markdown::Camo>) -> Self {
+        self.camo = camo;
+        self
     }
 
     /// The same context with another event hub.

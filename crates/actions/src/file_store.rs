@@ -1,10 +1,14 @@
 //! Where uploaded bytes live: a [`FileStore`] keyed by relative paths (`2/ab/xyz/a.png`), with a
 //! local-disk implementation under `<data-dir>/uploads/` and an in-memory one for tests. The
 //! trait is small so that an S3-compatible store can follow.
+//!
+//! Large files are written piece by piece through a [`FileWriter`], so that an upload is never
+//! held whole in memory; a file appears at its path only when its writer finishes.
 
 use std::collections::HashMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// A failure of the store itself (disk full, permissions): never the client's fault.
 #[derive(Debug, thiserror::Error)]
@@ -20,6 +24,17 @@ pub trait FileStore: Send + Sync {
     fn get(&self, path: &str) -> Result<Option<Vec<u8>>, FileStoreError>;
     /// Removes the file at `path`; false when there was none.
     fn delete(&self, path: &str) -> Result<bool, FileStoreError>;
+    /// Starts writing the file at `path` piece by piece; it replaces any file there when the
+    /// writer finishes, and nothing changes if the writer is dropped unfinished.
+    fn create(&self, path: &str) -> Result<Box<dyn FileWriter>, FileStoreError>;
+}
+
+/// A file being written (see [`FileStore::create`]).
+pub trait FileWriter: Send {
+    /// Appends bytes.
+    fn write(&mut self, bytes: &[u8]) -> Result<(), FileStoreError>;
+    /// Makes the file visible at its path.
+    fn finish(self: Box<Self>) -> Result<(), FileStoreError>;
 }
 
 /// Whether a store path is relative, `/`-separated and free of `.`/`..`/empty segments.
@@ -61,6 +76,50 @@ impl LocalFileStore {
     }
 }
 
+/// A local file being written: a temporary file beside its final path, renamed on finish and
+/// removed when dropped unfinished.
+struct LocalWriter {
+    file: Option<std::io::BufWriter<std::fs::File>>,
+    tmp: PathBuf,
+    full: PathBuf,
+}
+
+fn io_error(what: &str, path: &Path, e: std::io::Error) -> FileStoreError {
+    FileStoreError(format!("cannot {what} {}: {e}", path.display()))
+}
+
+impl FileWriter for LocalWriter {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), FileStoreError> {
+        match &mut self.file {
+            Some(file) => file
+                .write_all(bytes)
+                .map_err(|e| io_error("write", &self.tmp, e)),
+            None => Err(FileStoreError("write after finish".to_owned())),
+        }
+    }
+
+    fn finish(mut self: Box<Self>) -> Result<(), FileStoreError> {
+        let file = self
+            .file
+            .take()
+            .ok_or_else(|| FileStoreError("finished twice".to_owned()))?;
+        let file = file
+            .into_inner()
+            .map_err(|e| io_error("write", &self.tmp, e.into_error()))?;
+        file.sync_all()
+            .map_err(|e| io_error("write", &self.tmp, e))?;
+        std::fs::rename(&self.tmp, &self.full).map_err(|e| io_error("write", &self.full, e))
+    }
+}
+
+impl Drop for LocalWriter {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
 impl FileStore for LocalFileStore {
     fn put(&self, path: &str, bytes: &[u8]) -> Result<(), FileStoreError> {
         let full = self.full(path)?;
@@ -99,12 +158,53 @@ impl FileStore for LocalFileStore {
             ))),
         }
     }
+
+    fn create(&self, path: &str) -> Result<Box<dyn FileWriter>, FileStoreError> {
+        let full = self.full(path)?;
+        if let Some(parent) = full.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io_error("create", parent, e))?;
+        }
+        let tmp = full.with_extension(format!(
+            "part-{}-{}",
+            std::process::id(),
+            uuid::Uuid::new_v4().simple()
+        ));
+        let file = std::fs::File::create(&tmp).map_err(|e| io_error("create", &tmp, e))?;
+        Ok(Box::new(LocalWriter {
+            file: Some(std::io::BufWriter::with_capacity(256 * 1024, file)),
+            tmp,
+            full,
+        }))
+    }
 }
 
 /// Files in memory: the default of a bare [`crate::Context`] and what tests use.
 #[derive(Debug, Default)]
 pub struct MemoryFileStore {
-    files: Mutex<HashMap<String, Vec<u8>>>,
+    files: Arc<Mutex<HashMap<String, Vec<u8>>>>,
+}
+
+/// A file being written into a [`MemoryFileStore`].
+struct MemoryWriter {
+    files: Arc<Mutex<HashMap<String, Vec<u8>>>>,
+    path: String,
+    bytes: Vec<u8>,
+}
+
+impl FileWriter for MemoryWriter {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), FileStoreError> {
+        self.bytes.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>) -> Result<(), FileStoreError> {
+        let MemoryWriter { files, path, bytes } = *self;
+        files
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(path, bytes);
+        Ok(())
+    }
 }
 
 impl MemoryFileStore {
@@ -130,6 +230,15 @@ impl FileStore for MemoryFileStore {
         check(path)?;
         Ok(self.files().remove(path).is_some())
     }
+
+    fn create(&self, path: &str) -> Result<Box<dyn FileWriter>, FileStoreError> {
+        check(path)?;
+        Ok(Box::new(MemoryWriter {
+            files: self.files.clone(),
+            path: path.to_owned(),
+            bytes: Vec::new(),
+        }))
+    }
 }
 
 #[cfg(test)]
@@ -147,6 +256,19 @@ mod tests {
         assert!(store.put("../escape", b"x").is_err());
         assert!(store.get("/etc/passwd").is_err());
         assert!(store.get("a//b").is_err());
+
+        // Written in pieces, visible only when finished; dropped writers leave nothing.
+        let mut writer = store.create("1/cd/y/big.bin").unwrap();
+        writer.write(b"one ").unwrap();
+        writer.write(b"two").unwrap();
+        assert_eq!(store.get("1/cd/y/big.bin").unwrap(), None);
+        writer.finish().unwrap();
+        assert_eq!(store.get("1/cd/y/big.bin").unwrap().unwrap(), b"one two");
+        let mut abandoned = store.create("1/cd/y/gone.bin").unwrap();
+        abandoned.write(b"x").unwrap();
+        drop(abandoned);
+        assert_eq!(store.get("1/cd/y/gone.bin").unwrap(), None);
+        assert!(store.create("../x").is_err());
     }
 
     #[test]
@@ -158,6 +280,8 @@ mod tests {
     fn local_store() {
         let dir = std::env::temp_dir().join(format!("parley-files-{}", std::process::id()));
         exercise(&LocalFileStore::new(&dir));
+        let leftovers = std::fs::read_dir(dir.join("1/cd/y")).unwrap().count();
+        assert_eq!(leftovers, 1, "only the finished file remains");
         let _ = std::fs::remove_dir_all(dir);
     }
 }

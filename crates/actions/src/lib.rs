@@ -16,6 +16,7 @@ pub mod email_change;
 pub mod error;
 pub mod event_queues;
 pub mod file_store;
+pub mod images;
 pub mod invites;
 pub mod linkifiers;
 pub mod mail;

@@ -157,6 +157,7 @@ pub async fn update_message(
     edit: MessageEdit,
 ) -> ActionResult<Map<String, Value>> {
     let realm_url = ctx.realm.url.clone();
+    let camo = ctx.camo.clone();
     let ctx2 = ctx.clone();
     ctx.write(move |conn, events| {
         let policy = policy::load(conn)?;
@@ -213,7 +214,7 @@ pub async fn update_message(
                 );
             }
             let audience = message_viewers(conn, &row)?;
-            let edited = edit_content(conn, &realm_url, &user, &row, &edit, now)?;
+            let edited = edit_content(conn, &realm_url, camo.as_ref(), &user, &row, &edit, now)?;
             let uploads = crate::uploads::update_claims_after_edit(
                 conn,
                 events,
@@ -350,7 +351,7 @@ pub async fn update_message(
         }
         let viewers = message_viewers(conn, &row)?;
         let edited = if edit.content.is_some() {
-            edit_content(conn, &realm_url, &user, &row, &edit, now)?
+            edit_content(conn, &realm_url, camo.as_ref(), &user, &row, &edit, now)?
         } else {
             None
         };
@@ -548,6 +549,7 @@ fn update_body(
 fn edit_content(
     conn: &mut DbConn,
     realm_url: &str,
+    camo: Option<&parley_markdown::Camo>,
     user: &User,
     row: &messages::MessageRow,
     edit: &MessageEdit,
@@ -561,7 +563,7 @@ fn edit_content(
     } else {
         normalize_content(raw)?
     };
-    let rendered = rendering::render(conn, realm_url, &content);
+    let rendered = rendering::render_message(conn, realm_url, camo, &content);
     let entry = json!({
         "user_id": user.id, "timestamp": now,
         "prev_content": row.content, "prev_rendered_content": row.rendered_content,

@@ -233,7 +233,7 @@ pub async fn do_send_message(
                     let topic = normalize_topic(raw_topic, "topic")?;
                     check_topic_policy(&policy, &channel, &topic)?;
                     let starts_topic = !messages::topic_exists(conn, channel.id, &topic)?;
-                    let rendered = rendering::render(conn, &ctx2.realm.url, &content);
+                    let rendered = rendering::render_message(conn, &ctx2.realm.url, ctx2.camo.as_ref(), &content);
                     let mentioned = mentioned_users(conn, &policy, &sender, &rendered)?;
                     let recipients = subscriptions::active_recipients(conn, channel.id)?;
                     if rendered.stream_wildcard {
@@ -322,7 +322,7 @@ pub async fn do_send_message(
                         2 => (None, unique.iter().copied().find(|u| *u != sender.id)),
                         _ => (Some(messages::dm_group(conn, &key)?), None),
                     };
-                    let rendered = rendering::render(conn, &ctx2.realm.url, &content);
+                    let rendered = rendering::render_message(conn, &ctx2.realm.url, ctx2.camo.as_ref(), &content);
                     let mentioned = mentioned_users(conn, &policy, &sender, &rendered)?;
                     let mut rows: Vec<(UserId, i64)> = unique
                         .iter()

@@ -51,7 +51,7 @@ pub(crate) fn post(
     read_for: UserId,
 ) -> ActionResult<MessageId> {
     let bot = notification_bot(conn)?;
-    let rendered = rendering::render(conn, &ctx.realm.url, content);
+    let rendered = rendering::render_message(conn, &ctx.realm.url, ctx.camo.as_ref(), content);
     let rows: Vec<(UserId, i64)> = subscriptions::active_recipients(conn, channel.id)?
         .into_iter()
         .map(|user| {

@@ -7,9 +7,7 @@ use crate::notify::uploads::{realm_emoji_map, realm_emoji_updated};
 use crate::policy;
 use crate::uploads::{realm_id, stored_image, ServedFile};
 use parley_domain::realm_emoji::{check_name, image_url, normalize_name, store_path};
-use parley_domain::upload::{
-    image_extension, is_animated, sniff_image, too_large, MAX_EMOJI_FILE_SIZE_MIB,
-};
+use parley_domain::upload::{image_extension, sniff_image, too_large, MAX_EMOJI_FILE_SIZE_MIB};
 use parley_domain::user::User;
 use parley_domain::RequestError;
 use parley_storage::realm_emoji::{self, RealmEmojiRow};
@@ -38,8 +36,9 @@ pub(crate) fn snapshot(conn: &mut DbConn) -> ActionResult<Value> {
 
 /// `POST /realm/emoji/{emoji_name}`: adds a custom emoji with this image. The name is checked
 /// as the reference does; the caller must be in `can_add_custom_emoji_group`; an active emoji
-/// of the same name is an error; only administrators may shadow a built-in emoji. Everyone gets
-/// `realm_emoji` `update`.
+/// of the same name is an error; only administrators may shadow a built-in emoji; the image
+/// must decode. An animated emoji also gets a still image (its first frame, as PNG), which
+/// clients show when animation is off. Everyone gets `realm_emoji` `update`.
 pub async fn do_add_realm_emoji(
     ctx: &Context,
     user: User,
@@ -49,6 +48,8 @@ pub async fn do_add_realm_emoji(
 ) -> ActionResult<()> {
     let name = normalize_name(&raw_name);
     check_name(&name)?;
+    let bytes = std::sync::Arc::new(bytes);
+    let decoded = decode_emoji(&bytes, file_count).await?;
     let files = ctx.files.clone();
     ctx.write(move |conn, events| {
         let policy = policy::load(conn)?;
@@ -77,18 +78,61 @@ pub async fn do_add_realm_emoji(
         }
         let kind =
             sniff_image(&bytes).ok_or_else(|| RequestError::bad_request("Invalid image format"))?;
+        let still = decoded.clone().map_err(RequestError::bad_request)?;
         let realm = realm_id(conn)?;
-        let id = realm_emoji::insert(conn, &name, is_animated(&bytes), user.id)?;
+        let id = realm_emoji::insert(conn, &name, still.is_some(), user.id)?;
         let file_name = format!("{id}.{}", image_extension(kind));
         realm_emoji::set_file_name(conn, id, &file_name)?;
         // This closure runs on a blocking thread; a failed write rolls the row back.
-        files
-            .put(&store_path(realm, &file_name), &bytes)
-            .map_err(|e| crate::error::ActionError::Internal(e.to_string()))?;
+        let store = |path: String, data: &[u8]| {
+            files
+                .put(&path, data)
+                .map_err(|e| crate::error::ActionError::Internal(e.to_string()))
+        };
+        store(store_path(realm, &file_name), &bytes)?;
+        if let Some(still) = &still {
+            store(store_path(realm, &still_file_name(id)), still)?;
+        }
         events.push(realm_emoji_updated(all_json(conn)?));
         Ok(())
     })
     .await
+}
+
+/// Where an animated emoji's still image is kept, beside the emoji's own file.
+fn still_file_name(id: i64) -> String {
+    format!("still/{id}.png")
+}
+
+/// Decodes an emoji image before its transaction (image work never holds the database): the
+/// still image of an animated emoji, `None` for a still emoji, or the reference's message
+/// when the file does not decode. Nothing is decoded for requests that will fail anyway.
+async fn decode_emoji(
+    bytes: &std::sync::Arc<Vec<u8>>,
+    file_count: usize,
+) -> ActionResult<Result<Option<Vec<u8>>, String>> {
+    let plausible = file_count == 1
+        && bytes.len() as u64 <= MAX_EMOJI_FILE_SIZE_MIB * 1024 * 1024
+        && sniff_image(bytes).is_some();
+    if !plausible {
+        return Ok(Ok(None));
+    }
+    let _permit = crate::images::ONE_AT_A_TIME
+        .acquire()
+        .await
+        .map_err(|e| crate::error::ActionError::Internal(e.to_string()))?;
+    let bytes = bytes.clone();
+    tokio::task::spawn_blocking(move || {
+        let undecodable = |_| "Could not decode image; did you upload an image file?".to_owned();
+        match crate::images::probe_animated(&bytes).map_err(undecodable)? {
+            true => crate::images::emoji_still(&bytes)
+                .map(Some)
+                .map_err(undecodable),
+            false => Ok(None),
+        }
+    })
+    .await
+    .map_err(|e| crate::error::ActionError::Internal(format!("image task failed: {e}")))
 }
 
 /// `DELETE /realm/emoji/{emoji_name}`: deactivates an active custom emoji; its author or an
@@ -110,27 +154,42 @@ pub async fn do_remove_realm_emoji(ctx: &Context, user: User, name: String) -> A
     .await
 }
 
-/// `GET /user_avatars/{realm_id}/emoji/images/{file}` (and `still/{stem}.png`, served with
-/// the original image): a custom emoji's image, public as in the reference.
+/// `GET /user_avatars/{realm_id}/emoji/images/{file}` (and `still/{id}.png`, an animated
+/// emoji's still image): a custom emoji's image, public as in the reference.
 pub async fn emoji_image(ctx: &Context, realm: i64, file: &str) -> ActionResult<ServedFile> {
     let not_found = || RequestError::bad_request("File not found").with_status(404);
-    let file = match file.strip_prefix("still/") {
-        Some(still) => {
-            let stem = still.strip_suffix(".png").ok_or_else(not_found)?.to_owned();
-            let id: i64 = stem.parse().map_err(|_| not_found())?;
-            ctx.db
-                .run(move |conn| Ok::<_, crate::error::ActionError>(realm_emoji::by_id(conn, id)?))
-                .await?
-                .ok_or_else(not_found)?
-                .file_name
-        }
-        None => file.to_owned(),
+    let is_still = file.starts_with("still/");
+    let valid = match file.strip_prefix("still/") {
+        Some(still) => still
+            .strip_suffix(".png")
+            .is_some_and(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())),
+        None => !file.is_empty() && !file.contains('/'),
     };
-    if file.is_empty() || file.contains('/') {
+    if !valid {
         return Err(not_found().into());
     }
-    let path = store_path(realm, &file);
-    Ok(stored_image(&ctx.files, path, file)
+    let path = store_path(realm, file);
+    let name = file.rsplit('/').next().unwrap_or(file).to_owned();
+    if let Some(found) = stored_image(&ctx.files, path, name).await? {
+        return Ok(found);
+    }
+    if !is_still {
+        return Err(not_found().into());
+    }
+    // An animated emoji stored before stills were made: its own image stands in.
+    let id: i64 = file
+        .trim_start_matches("still/")
+        .trim_end_matches(".png")
+        .parse()
+        .map_err(|_| not_found())?;
+    let emoji = ctx
+        .db
+        .run(move |conn| Ok::<_, crate::error::ActionError>(realm_emoji::by_id(conn, id)?))
+        .await?
+        .filter(|e| e.is_animated)
+        .ok_or_else(not_found)?;
+    let path = store_path(realm, &emoji.file_name);
+    Ok(stored_image(&ctx.files, path, emoji.file_name)
         .await?
         .ok_or_else(not_found)?)
 }

@@ -2,7 +2,8 @@
 //! channels with small indexed queries, only when the text uses their syntax.
 
 use parley_markdown::{
-    Linkifier, Lookup, MentionChannel, MentionGroup, MentionUser, RealmEmoji, Rendered,
+    Camo, Linkifier, Lookup, MentionChannel, MentionGroup, MentionUser, RealmEmoji, Rendered,
+    UploadedImage,
 };
 use parley_storage::{channels, users, DbConn};
 use std::cell::RefCell;
@@ -11,6 +12,7 @@ use std::cell::RefCell;
 pub struct DbLookup<'a> {
     conn: RefCell<&'a mut DbConn>,
     realm_url: String,
+    camo: Option<Camo>,
     /// The linkifiers, read at most once per rendering, on first use.
     linkifiers: std::cell::OnceCell<Vec<Linkifier>>,
 }
@@ -21,6 +23,7 @@ impl<'a> DbLookup<'a> {
         DbLookup {
             conn: RefCell::new(conn),
             realm_url: realm_url.to_owned(),
+            camo: None,
             linkifiers: std::cell::OnceCell::new(),
         }
     }
@@ -93,18 +96,53 @@ impl Lookup for DbLookup<'_> {
     fn realm_url(&self) -> Option<&str> {
         Some(&self.realm_url)
     }
+
+    fn knows_uploads(&self) -> bool {
+        true
+    }
+
+    fn uploaded_image(&self, path_id: &str) -> Option<UploadedImage> {
+        let mut conn = self.conn.borrow_mut();
+        let path_id = parley_domain::upload::percent_decode(path_id);
+        crate::uploads::preview_for_rendering(&mut conn, &path_id)
+            .ok()
+            .flatten()
+    }
+
+    fn camo(&self) -> Option<&Camo> {
+        self.camo.as_ref()
+    }
 }
 
-/// Renders message content with the organization's data.
+impl DbLookup<'_> {
+    /// The same lookup with the organization's camo proxy.
+    pub fn with_camo(mut self, camo: Option<Camo>) -> Self {
+        self.camo = camo;
+        self
+    }
+}
+
+/// Renders content (descriptions, settings) with the organization's data.
 pub fn render(conn: &mut DbConn, realm_url: &str, content: &str) -> Rendered {
-    let lookup = DbLookup::new(conn, realm_url);
+    render_message(conn, realm_url, None, content)
+}
+
+/// Renders a message with the organization's data, loading outside media through `camo`.
+pub fn render_message(
+    conn: &mut DbConn,
+    realm_url: &str,
+    camo: Option<&Camo>,
+    content: &str,
+) -> Rendered {
+    let lookup = DbLookup::new(conn, realm_url).with_camo(camo.cloned());
     parley_markdown::render_message(content, &lookup)
 }
 
 /// `POST /messages/render`: the HTML a message would get.
 pub async fn preview(ctx: &crate::Context, content: String) -> crate::error::ActionResult<String> {
     let url = ctx.realm.url.clone();
+    let camo = ctx.camo.clone();
     ctx.db
-        .run(move |conn| Ok(render(conn, &url, &content).html))
+        .run(move |conn| Ok(render_message(conn, &url, camo.as_ref(), &content).html))
         .await
 }

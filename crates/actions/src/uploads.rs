@@ -7,12 +7,15 @@
 
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
-use crate::file_store::FileStore;
+use crate::file_store::{FileStore, FileWriter};
 use crate::messages_read::accessible_message;
 use crate::notify::uploads::{attachment_changed, attachment_json, attachment_removed};
 use crate::policy;
 use crate::publish::Events;
 use crate::time::now;
+use parley_domain::thumbnail::{
+    self, default_format, is_accepted_type, needs_transcoding, parse_format, StoredThumbnail,
+};
 use parley_domain::upload::{
     content_type, is_valid_path_id, linked_path_ids, path_id, sanitize_filename, too_large,
     MAX_FILE_UPLOAD_SIZE_MIB,
@@ -20,6 +23,7 @@ use parley_domain::upload::{
 use parley_domain::user::User;
 use parley_domain::{MessageId, RequestError, UserId};
 use parley_storage::attachments::{self, Attachment, NewAttachment};
+use parley_storage::image_attachments::{self, ImageAttachment};
 use parley_storage::{realms, DbConn};
 use rand::distributions::{Alphanumeric, DistString};
 use rand::Rng;
@@ -130,20 +134,31 @@ fn one_json(conn: &mut DbConn, attachment: &Attachment) -> ActionResult<Value> {
         .unwrap_or(Value::Null))
 }
 
-/// `POST /user_uploads`: stores a file of the caller (already read, within the limit) and
-/// records it; the owner's clients get `attachment` `add`.
-pub async fn do_upload_file(
+/// Files are written to the store in pieces of about this many bytes.
+const WRITE_CHUNK: usize = 1024 * 1024;
+
+/// An upload being received (`POST /user_uploads`): its bytes go to the file store as they
+/// arrive, so that memory stays bounded (about [`WRITE_CHUNK`]) whatever the file's size.
+/// Dropping it unfinished leaves nothing behind.
+pub struct IncomingUpload {
+    user: User,
+    name: String,
+    kind: String,
+    path: String,
+    writer: Option<Box<dyn FileWriter>>,
+    buffer: Vec<u8>,
+    size: u64,
+}
+
+/// Starts receiving a file of `user` named `filename` with the declared MIME type.
+pub async fn begin_upload(
     ctx: &Context,
     user: User,
-    filename: String,
-    declared_type: Option<String>,
-    bytes: Vec<u8>,
-) -> ActionResult<Uploaded> {
-    if bytes.len() as u64 > MAX_FILE_UPLOAD_SIZE_MIB * 1024 * 1024 {
-        return Err(too_large(MAX_FILE_UPLOAD_SIZE_MIB).into());
-    }
+    filename: &str,
+    declared_type: Option<&str>,
+) -> ActionResult<IncomingUpload> {
     let realm = ctx.db.run(realm_id).await?;
-    let name = sanitize_filename(&filename);
+    let name = sanitize_filename(filename);
     let (hex, random) = {
         let mut rng = rand::rngs::OsRng;
         let hex = format!("{:02x}", rng.gen::<u8>());
@@ -151,40 +166,270 @@ pub async fn do_upload_file(
         (hex, random)
     };
     let path = path_id(realm, &hex, &random, &name);
-    let kind = content_type(declared_type.as_deref(), &name);
-    let size = bytes.len() as i64;
-    let stored_path = path.clone();
-    blocking(&ctx.files, move |files| files.put(&stored_path, &bytes)).await?;
-    let row_path = path.clone();
-    let row_name = name.clone();
-    let written = ctx
-        .write(move |conn, events| {
-            let attachment = attachments::insert(
+    let kind = content_type(declared_type, &name);
+    let target = path.clone();
+    let writer = blocking(&ctx.files, move |files| files.create(&target)).await?;
+    Ok(IncomingUpload {
+        user,
+        name,
+        kind,
+        path,
+        writer: Some(writer),
+        buffer: Vec::with_capacity(WRITE_CHUNK),
+        size: 0,
+    })
+}
+
+impl IncomingUpload {
+    /// Takes the next piece of the file (of any size: it is copied on in pieces of at most
+    /// [`WRITE_CHUNK`]); fails once the file passes the size limit.
+    pub async fn write(&mut self, bytes: &[u8]) -> ActionResult<()> {
+        self.size += bytes.len() as u64;
+        if self.size > MAX_FILE_UPLOAD_SIZE_MIB * 1024 * 1024 {
+            return Err(too_large(MAX_FILE_UPLOAD_SIZE_MIB).into());
+        }
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let room = WRITE_CHUNK - self.buffer.len();
+            let (now, later) = rest.split_at(room.min(rest.len()));
+            self.buffer.extend_from_slice(now);
+            rest = later;
+            if self.buffer.len() >= WRITE_CHUNK {
+                self.flush().await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the buffered bytes to the store (on the blocking pool).
+    async fn flush(&mut self) -> ActionResult<()> {
+        let mut writer = self.writer.take().ok_or_else(writer_gone)?;
+        let buffer = std::mem::take(&mut self.buffer);
+        let (writer, mut buffer) = tokio::task::spawn_blocking(move || {
+            let written = writer.write(&buffer);
+            (written.map(|()| writer), buffer)
+        })
+        .await
+        .map_err(|e| ActionError::Internal(format!("file store task failed: {e}")))?;
+        self.writer = Some(writer.map_err(store_error)?);
+        buffer.clear();
+        self.buffer = buffer;
+        Ok(())
+    }
+
+    /// Completes the upload: the file becomes visible, images get their thumbnails, and the
+    /// attachment is recorded; the owner's clients get `attachment` `add`.
+    pub async fn finish(mut self, ctx: &Context) -> ActionResult<Uploaded> {
+        self.flush().await?;
+        let writer = self.writer.take().ok_or_else(writer_gone)?;
+        tokio::task::spawn_blocking(move || writer.finish())
+            .await
+            .map_err(|e| ActionError::Internal(format!("file store task failed: {e}")))?
+            .map_err(store_error)?;
+        let IncomingUpload {
+            user,
+            name,
+            kind,
+            path,
+            size,
+            ..
+        } = self;
+        let image = thumbnail_upload(ctx, &path, &kind).await;
+        let recorded = record_upload(ctx, &user, &path, &name, &kind, size as i64, &image).await;
+        if let Err(e) = recorded {
+            let mut orphans = vec![path.clone()];
+            if let Some(image) = &image {
+                orphans.extend(
+                    image
+                        .thumbnails
+                        .iter()
+                        .map(|t| thumbnail_store_path(&path, t)),
+                );
+            }
+            let _ = blocking(&ctx.files, move |files| {
+                orphans.iter().try_for_each(|p| files.delete(p).map(|_| ()))
+            })
+            .await;
+            return Err(e);
+        }
+        Ok(Uploaded {
+            url: format!("/user_uploads/{path}"),
+            filename: name,
+        })
+    }
+}
+
+fn writer_gone() -> ActionError {
+    ActionError::Internal("the upload was already finished".to_owned())
+}
+
+/// `POST /user_uploads` with the whole file at hand: the same as streaming it through
+/// [`begin_upload`].
+pub async fn do_upload_file(
+    ctx: &Context,
+    user: User,
+    filename: String,
+    declared_type: Option<String>,
+    bytes: Vec<u8>,
+) -> ActionResult<Uploaded> {
+    let mut upload = begin_upload(ctx, user, &filename, declared_type.as_deref()).await?;
+    upload.write(&bytes).await?;
+    upload.finish(ctx).await
+}
+
+/// What thumbnailing found out about an uploaded image.
+struct ImageInfo {
+    width: u32,
+    height: u32,
+    frames: u32,
+    thumbnails: Vec<StoredThumbnail>,
+}
+
+fn thumbnail_store_path(path: &str, thumbnail: &StoredThumbnail) -> String {
+    format!("thumbnail/{path}/{}", thumbnail.name)
+}
+
+/// Makes and stores the thumbnails of the upload at `path` when its declared type is an image
+/// type Parley thumbnails and its bytes decode as such; `None` otherwise (the file is then an
+/// ordinary attachment, shown without a preview, as in the reference).
+async fn thumbnail_upload(ctx: &Context, path: &str, kind: &str) -> Option<ImageInfo> {
+    if !is_accepted_type(kind) {
+        return None;
+    }
+    // One image at a time: decoding is where memory goes.
+    let _permit = crate::images::ONE_AT_A_TIME.acquire().await.ok()?;
+    let files = ctx.files.clone();
+    let path = path.to_owned();
+    let kind = kind.to_owned();
+    let made = tokio::task::spawn_blocking(move || -> Result<ImageInfo, String> {
+        let bytes = files
+            .get(&path)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| "the upload vanished".to_owned())?;
+        let made = crate::images::make_thumbnails(&bytes, &kind).map_err(|e| e.to_string())?;
+        drop(bytes);
+        let mut thumbnails: Vec<StoredThumbnail> = Vec::new();
+        for (_, stored, data) in made.files {
+            if let Err(e) = files.put(&thumbnail_store_path(&path, &stored), &data) {
+                // Leave no partial set behind.
+                for written in &thumbnails {
+                    let _ = files.delete(&thumbnail_store_path(&path, written));
+                }
+                return Err(e.to_string());
+            }
+            thumbnails.push(stored);
+        }
+        Ok(ImageInfo {
+            width: made.width,
+            height: made.height,
+            frames: made.frames,
+            thumbnails,
+        })
+    })
+    .await;
+    match made {
+        Ok(Ok(info)) => Some(info),
+        Ok(Err(why)) => {
+            tracing::info!(%why, "upload not thumbnailed");
+            None
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "thumbnailing failed");
+            None
+        }
+    }
+}
+
+/// Records an uploaded file (and its image row) in one transaction.
+async fn record_upload(
+    ctx: &Context,
+    user: &User,
+    path: &str,
+    name: &str,
+    kind: &str,
+    size: i64,
+    image: &Option<ImageInfo>,
+) -> ActionResult<()> {
+    let owner = user.id;
+    let (path, name, kind) = (path.to_owned(), name.to_owned(), kind.to_owned());
+    let image = image.as_ref().map(|i| {
+        (
+            i.width as i32,
+            i.height as i32,
+            i.frames as i32,
+            serde_json::to_string(&i.thumbnails).unwrap_or_else(|_| "[]".to_owned()),
+        )
+    });
+    ctx.write(move |conn, events| {
+        let attachment = attachments::insert(
+            conn,
+            &NewAttachment {
+                path_id: &path,
+                name: &name,
+                size,
+                content_type: &kind,
+                owner,
+                create_time: now(),
+            },
+        )?;
+        if let Some((width, height, frames, thumbnails)) = image {
+            image_attachments::insert(
                 conn,
-                &NewAttachment {
-                    path_id: &row_path,
-                    name: &row_name,
-                    size,
-                    content_type: &kind,
-                    owner: user.id,
-                    create_time: now(),
+                &ImageAttachment {
+                    attachment_id: attachment.id,
+                    original_width_px: width,
+                    original_height_px: height,
+                    frames,
+                    thumbnails,
                 },
             )?;
-            let space = attachments::space_used(conn)?;
-            let json = attachment_json(&attachment, &[]);
-            events.push(attachment_changed(user.id, "add", json, space));
-            Ok(())
-        })
-        .await;
-    if let Err(e) = written {
-        let orphan = path.clone();
-        let _ = blocking(&ctx.files, move |files| files.delete(&orphan)).await;
-        return Err(e);
-    }
-    Ok(Uploaded {
-        url: format!("/user_uploads/{path}"),
-        filename: name,
+        }
+        let space = attachments::space_used(conn)?;
+        let json = attachment_json(&attachment, &[]);
+        events.push(attachment_changed(owner, "add", json, space));
+        Ok(())
     })
+    .await
+}
+
+/// The thumbnails stored for an image row.
+fn stored_thumbnails(image: &ImageAttachment) -> Vec<StoredThumbnail> {
+    serde_json::from_str(&image.thumbnails).unwrap_or_default()
+}
+
+/// What rendering needs to know of an uploaded image (for `DbLookup`): `None` when the upload
+/// at `path_id` is not a thumbnailed image.
+pub(crate) fn preview_for_rendering(
+    conn: &mut DbConn,
+    path_id: &str,
+) -> ActionResult<Option<parley_markdown::UploadedImage>> {
+    let Some((image, content_type)) = image_attachments::by_path(conn, path_id)? else {
+        return Ok(None);
+    };
+    let frames = image.frames.max(1) as u32;
+    let format = default_format(frames);
+    let stored = stored_thumbnails(&image);
+    // Types browsers cannot show get their largest thumbnail named, for full-size viewing.
+    let transcoded = needs_transcoding(&content_type)
+        .then(|| {
+            stored
+                .iter()
+                .max_by_key(|t| u64::from(t.width) * u64::from(t.height))
+                .map(|t| t.name.clone())
+        })
+        .flatten();
+    // Without the thumbnail messages link, the image gets no preview.
+    if !stored.iter().any(|t| t.name == format.to_string()) {
+        return Ok(None);
+    }
+    Ok(Some(parley_markdown::UploadedImage {
+        width: image.original_width_px.max(0) as u32,
+        height: image.original_height_px.max(0) as u32,
+        content_type,
+        thumbnail_url: thumbnail::url(path_id, &format),
+        animated: format.animated,
+        transcoded_image: transcoded,
+    }))
 }
 
 /// Whether `user` may read `attachment`: they own it, or they may read a message linking it.
@@ -240,6 +485,87 @@ async fn read_file(ctx: &Context, attachment: Attachment) -> ActionResult<Served
 pub async fn access_upload(ctx: &Context, user: &User, path_id: &str) -> ActionResult<ServedFile> {
     let attachment = access_attachment(ctx, user, path_id).await?;
     read_file(ctx, attachment).await
+}
+
+/// `GET /user_uploads/thumbnail/{realm_id}/{path...}/{format}`: a thumbnail of the image at
+/// `path_id`, for whoever may read the image itself. A still image asked for in an animated
+/// format gets its still thumbnail of that size; unknown formats are not found.
+pub async fn access_thumbnail(
+    ctx: &Context,
+    user: &User,
+    path_id: &str,
+    format_name: &str,
+) -> ActionResult<ServedFile> {
+    let attachment = access_attachment(ctx, user, path_id).await?;
+    let format = parse_format(format_name).ok_or_else(file_not_found)?;
+    let id = attachment.id;
+    let image = ctx
+        .db
+        .run(move |conn| Ok::<_, ActionError>(image_attachments::of_attachment(conn, id)?))
+        .await?
+        .ok_or_else(file_not_found)?;
+    let stored = stored_thumbnails(&image);
+    let still = {
+        let mut still = format;
+        still.animated = false;
+        still.to_string()
+    };
+    let thumbnail = stored
+        .iter()
+        .find(|t| t.name == format.to_string())
+        .or_else(|| stored.iter().find(|t| t.name == still))
+        .ok_or_else(file_not_found)?
+        .clone();
+    let path = thumbnail_store_path(&attachment.path_id, &thumbnail);
+    let bytes = blocking(&ctx.files, move |files| files.get(&path))
+        .await?
+        .ok_or_else(file_not_found)?;
+    Ok(ServedFile {
+        bytes,
+        content_type: thumbnail.content_type,
+        name: thumbnail.name,
+    })
+}
+
+/// Where `GET /thumbnail` sends a client.
+#[derive(Debug)]
+pub enum LegacyThumbnail {
+    /// An uploaded file the caller may read, served as it is.
+    File(ServedFile),
+    /// An image elsewhere: a redirect to it (through the image proxy when one is configured).
+    Redirect(String),
+}
+
+/// `GET /thumbnail?url=...&size=...`, the thumbnail URL of image previews of links: uploads
+/// are served under the usual access rules; other http(s) images redirect to their address
+/// (through the camo proxy when one is configured), as the reference's endpoint does.
+pub async fn legacy_thumbnail(
+    ctx: &Context,
+    user: &User,
+    url: &str,
+    size: &str,
+) -> ActionResult<LegacyThumbnail> {
+    if !matches!(size, "thumbnail" | "full") {
+        return Err(RequestError::bad_request("Invalid size.")
+            .with_status(403)
+            .into());
+    }
+    let local = url.strip_prefix(&ctx.realm.url).unwrap_or(url);
+    if let Some(path_id) = local.trim_start_matches('/').strip_prefix("user_uploads/") {
+        return Ok(LegacyThumbnail::File(
+            access_upload(ctx, user, path_id).await?,
+        ));
+    }
+    let lower = url.to_ascii_lowercase();
+    if !(lower.starts_with("http://") || lower.starts_with("https://"))
+        || url.contains(['\r', '\n'])
+    {
+        return Err(not_authorized());
+    }
+    Ok(LegacyThumbnail::Redirect(match &ctx.camo {
+        Some(camo) => camo.url(url),
+        None => url.to_owned(),
+    }))
 }
 
 /// A key known only to this process, for signing temporary URLs.
@@ -403,17 +729,111 @@ pub async fn get_attachments(ctx: &Context, user: User) -> ActionResult<(Vec<Val
 /// `DELETE /attachments/{attachment_id}`: deletes an attachment of the caller and its file
 /// (messages keep their now-broken links); "Invalid attachment" for anyone else's or unknown.
 pub async fn do_delete_attachment(ctx: &Context, user: User, id: i64) -> ActionResult<()> {
-    let path = ctx
+    let paths = ctx
         .write(move |conn, events| {
             let attachment = attachments::by_id(conn, id)?
                 .filter(|a| a.owner_id == user.id.0)
                 .ok_or_else(invalid_attachment)?;
-            attachments::delete(conn, id)?;
-            let space = attachments::space_used(conn)?;
-            events.push(attachment_removed(user.id, id, space));
-            Ok(attachment.path_id)
+            delete_row(conn, events, &attachment)
         })
         .await?;
-    blocking(&ctx.files, move |files| files.delete(&path)).await?;
-    Ok(())
+    delete_files(ctx, paths).await
+}
+
+/// Deletes an attachment's row (and image row) inside a transaction, tells its owner, and
+/// returns the store paths of its file and thumbnails, to delete after the commit.
+fn delete_row(
+    conn: &mut DbConn,
+    events: &mut Events,
+    attachment: &Attachment,
+) -> ActionResult<Vec<String>> {
+    let mut paths = vec![attachment.path_id.clone()];
+    if let Some(image) = image_attachments::of_attachment(conn, attachment.id)? {
+        paths.extend(
+            stored_thumbnails(&image)
+                .iter()
+                .map(|t| thumbnail_store_path(&attachment.path_id, t)),
+        );
+    }
+    attachments::delete(conn, attachment.id)?;
+    let space = attachments::space_used(conn)?;
+    events.push(attachment_removed(
+        UserId(attachment.owner_id),
+        attachment.id,
+        space,
+    ));
+    Ok(paths)
+}
+
+async fn delete_files(ctx: &Context, paths: Vec<String>) -> ActionResult<()> {
+    blocking(&ctx.files, move |files| {
+        paths.iter().try_for_each(|p| files.delete(p).map(|_| ()))
+    })
+    .await
+}
+
+/// How many unclaimed uploads one pass of [`delete_unclaimed_uploads`] looks at per batch.
+const UNCLAIMED_BATCH: i64 = 100;
+
+/// Deletes the uploads made before `cutoff` (Unix seconds) that no message links (the
+/// reference's `delete_old_unclaimed_attachments`): their rows, files and thumbnails. Each
+/// owner's clients get `attachment` `remove`. Returns how many were deleted. An upload that a
+/// message claims while this runs is kept: the check and the delete share one transaction.
+pub async fn delete_unclaimed_uploads(ctx: &Context, cutoff: i64) -> ActionResult<usize> {
+    let mut deleted = 0;
+    loop {
+        let batch = ctx
+            .db
+            .run(move |conn| {
+                Ok::<_, ActionError>(attachments::unclaimed_before(
+                    conn,
+                    cutoff,
+                    UNCLAIMED_BATCH,
+                )?)
+            })
+            .await?;
+        if batch.is_empty() {
+            return Ok(deleted);
+        }
+        let full = batch.len() as i64 == UNCLAIMED_BATCH;
+        for attachment in batch {
+            let paths = ctx
+                .write(move |conn, events| {
+                    if !attachments::message_ids(conn, attachment.id)?.is_empty() {
+                        return Ok(Vec::new());
+                    }
+                    delete_row(conn, events, &attachment)
+                })
+                .await?;
+            if !paths.is_empty() {
+                deleted += 1;
+                delete_files(ctx, paths).await?;
+            }
+        }
+        if !full {
+            return Ok(deleted);
+        }
+    }
+}
+
+/// Runs [`delete_unclaimed_uploads`] every `interval` (first one `interval` after start),
+/// deleting uploads no message has linked for `max_age`. Failures are logged and retried at
+/// the next round.
+pub fn spawn_unclaimed_cleanup(
+    ctx: Context,
+    max_age: std::time::Duration,
+    interval: std::time::Duration,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
+        loop {
+            ticker.tick().await;
+            let age = i64::try_from(max_age.as_secs()).unwrap_or(i64::MAX);
+            match delete_unclaimed_uploads(&ctx, now().saturating_sub(age)).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(deleted = n, "deleted unclaimed uploads"),
+                Err(e) => tracing::warn!(error = %e, "cannot delete unclaimed uploads"),
+            }
+        }
+    })
 }

@@ -578,7 +578,8 @@ fn notify_membership(
         format!("{mention} removed you from the group @_*{group_name}*.")
     };
     for target in targets {
-        let rendered = crate::rendering::render(conn, &ctx.realm.url, &content);
+        let rendered =
+            crate::rendering::render_message(conn, &ctx.realm.url, ctx.camo.as_ref(), &content);
         let rows = vec![
             (bot.id, flags::IS_PRIVATE | flags::READ),
             (target.id, flags::IS_PRIVATE),

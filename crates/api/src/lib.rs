@@ -50,9 +50,14 @@ pub fn app(
             web::get().to(routes::uploads::serve_temporary),
         )
         .route(
+            "/user_uploads/thumbnail/{realm_id_str}/{filename:.*}",
+            web::get().to(routes::uploads::serve_thumbnail),
+        )
+        .route(
             "/user_uploads/{realm_id_str}/{filename:.*}",
             web::get().to(routes::uploads::serve),
         )
+        .route("/thumbnail", web::get().to(routes::uploads::thumbnail))
         .route(
             "/user_avatars/{realm_id}/emoji/images/{file:.*}",
             web::get().to(routes::realm_emoji::image),

@@ -30,6 +30,7 @@ pub mod saved_snippet;
 pub mod settings;
 #[cfg(test)]
 mod testing;
+pub mod thumbnail;
 pub mod upload;
 pub mod url_template;
 pub mod user;

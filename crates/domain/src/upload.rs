@@ -93,8 +93,9 @@ pub fn linked_path_ids(content: &str, realm_url: &str) -> Vec<String> {
     found
 }
 
-/// Decodes `%XX` escapes (invalid ones are kept as written).
-fn percent_decode(text: &str) -> String {
+/// Decodes `%XX` escapes (invalid ones are kept as written), as links to uploads may carry
+/// them.
+pub fn percent_decode(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -202,16 +203,6 @@ pub fn image_extension(content_type: &str) -> &'static str {
         "image/gif" => "gif",
         "image/webp" => "webp",
         _ => "png",
-    }
-}
-
-/// Whether an image is animated: a GIF with more than one frame, or an animated PNG or WebP.
-pub fn is_animated(bytes: &[u8]) -> bool {
-    match sniff_image(bytes) {
-        Some("image/gif") => bytes.windows(2).filter(|w| *w == [0x00, 0x2c]).count() > 1,
-        Some("image/png") => bytes.windows(4).any(|w| w == b"acTL"),
-        Some("image/webp") => bytes.windows(4).any(|w| w == b"ANIM"),
-        _ => false,
     }
 }
 

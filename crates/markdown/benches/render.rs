@@ -1,5 +1,6 @@
 //! Renders a realistic 10,000-character message many times and prints the mean and 99th
-//! percentile time per render. Run with `cargo bench -p parley-markdown`.
+//! percentile time per render; then messages with math: the first formula (which loads KaTeX),
+//! new formulas, and formulas seen before (cached). Run with `cargo bench -p parley-markdown`.
 
 use std::time::{Duration, Instant};
 
@@ -83,6 +84,42 @@ impl FloorBoundary for String {
     }
 }
 
+/// Mean and 99th percentile of `runs` calls of `f` (given the run's number).
+fn measure(runs: usize, mut f: impl FnMut(usize)) -> (Duration, Duration) {
+    let mut times: Vec<Duration> = Vec::with_capacity(runs);
+    for i in 0..runs {
+        let start = Instant::now();
+        f(i);
+        times.push(start.elapsed());
+    }
+    times.sort();
+    let total: Duration = times.iter().sum();
+    (total / runs as u32, times[(runs * 99 / 100).min(runs - 1)])
+}
+
+/// A short message with one inline formula and one display block, different for each `i`.
+fn math_message(i: usize) -> String {
+    format!(
+        "The roots are $$x_{i} = \\frac{{-b \\pm \\sqrt{{b^2 - 4ac}}}}{{2a}}$$, as before.\n\n\
+         ```math\n\\sum_{{k=0}}^{{{i}}} k = \\frac{{{i}({i}+1)}}{{2}}\n```"
+    )
+}
+
+fn math(realm: &Realm) {
+    let start = Instant::now();
+    std::hint::black_box(render_message("$$x$$", realm));
+    println!("first formula (starts KaTeX): {:?}", start.elapsed());
+    let runs = 200;
+    let (mean, p99) = measure(runs, |i| {
+        std::hint::black_box(render_message(&math_message(i), realm));
+    });
+    println!("message with 2 new formulas: mean {mean:?}, p99 {p99:?} over {runs} runs");
+    let (mean, p99) = measure(runs, |i| {
+        std::hint::black_box(render_message(&math_message(i), realm));
+    });
+    println!("the same messages again (cached): mean {mean:?}, p99 {p99:?} over {runs} runs");
+}
+
 fn main() {
     let realm = Realm {
         linkifiers: vec![Linkifier {
@@ -97,17 +134,9 @@ fn main() {
         std::hint::black_box(render_message(&text, &realm));
     }
     let runs = 500;
-    let mut times: Vec<Duration> = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let start = Instant::now();
-        let rendered = render_message(std::hint::black_box(&text), &realm);
-        times.push(start.elapsed());
-        std::hint::black_box(rendered);
-    }
-    times.sort();
-    let total: Duration = times.iter().sum();
-    let mean = total / runs as u32;
-    let p99 = times[(runs * 99 / 100).min(runs - 1)];
+    let (mean, p99) = measure(runs, |_| {
+        std::hint::black_box(render_message(std::hint::black_box(&text), &realm));
+    });
     let html_len = render_message(&text, &realm).html.len();
     println!(
         "render {} chars -> {} bytes of HTML: mean {:?}, p99 {:?} over {runs} runs",
@@ -116,4 +145,5 @@ fn main() {
         mean,
         p99
     );
+    math(&realm);
 }

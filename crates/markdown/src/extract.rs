@@ -71,7 +71,7 @@ pub(crate) fn extract(text: &str, lookup: &dyn Lookup, stash: &mut Stash) -> Str
             }
             '$' => {
                 if let Some((end, body)) = tex::match_inline(text, i) {
-                    out.push_str(&stash.push(&text[i..end], tex::inline_error(body)));
+                    out.push_str(&tex::inline(&text[i..end], body, stash));
                     i = end;
                     continue;
                 }
@@ -262,8 +262,9 @@ mod tests {
 
     #[test]
     fn timestamps_and_math() {
-        let (_, stash) = run("<time:1496701800> $$x$$");
+        let (_, mut stash) = run("<time:1496701800> $$x$$ $$\\error$$");
         assert!(stash.get(0).unwrap().html.starts_with("<time"));
-        assert!(stash.get(1).unwrap().html.contains("tex-error"));
+        assert!(stash.take_trusted()[0].starts_with("<span class=\"katex\">"));
+        assert!(stash.get(2).unwrap().html.contains("tex-error"));
     }
 }

@@ -3,7 +3,7 @@
 //! math become placeholders; quotes become `> ` lines; spoilers become their HTML frame around
 //! Markdown header and content.
 
-use crate::{code, escape, stash::Stash, tex};
+use crate::{code, stash::Stash, tex};
 
 /// What kind of fenced block is open.
 #[derive(Debug)]
@@ -163,13 +163,7 @@ fn close(stack: &mut Vec<Frame>, output: &mut Vec<String>, stash: &mut Stash) {
                 if paragraph.trim().is_empty() {
                     continue;
                 }
-                let html = tex::render_display(paragraph).unwrap_or_else(|| {
-                    format!(
-                        "<span class=\"tex-error\">{}</span>",
-                        escape::python(paragraph)
-                    )
-                });
-                parts.push(stash.push(paragraph, html));
+                parts.push(tex::display(paragraph, stash));
             }
             produced.push(String::new());
             produced.extend(

@@ -27,7 +27,9 @@ mod escape;
 mod extract;
 mod fence;
 mod linkifiers;
+mod math;
 mod mentions;
+mod previews;
 mod render;
 mod sanitize;
 mod stash;
@@ -35,6 +37,8 @@ mod tex;
 mod timestamp;
 
 pub use linkifiers::topic_links;
+pub use math::warm_up as warm_up_math;
+pub use previews::{Camo, UploadedImage};
 
 /// Organization data the renderer looks up (users, groups, channels, emoji, linkifiers). Every
 /// method defaults to knowing nothing, so a lookup implements only what it has.
@@ -66,6 +70,20 @@ pub trait Lookup {
     /// The organization's base URL without a trailing slash (e.g. `https://chat.example.com`);
     /// links into it are rewritten to relative ones, as Zulip does.
     fn realm_url(&self) -> Option<&str> {
+        None
+    }
+    /// Whether [`Lookup::uploaded_image`] knows the organization's uploads. When it does not,
+    /// links to uploads get previews by their file extension, as other links do.
+    fn knows_uploads(&self) -> bool {
+        false
+    }
+    /// The uploaded image at `path_id` (the part after `/user_uploads/`), when it is an image
+    /// with thumbnails; only such uploads get image previews.
+    fn uploaded_image(&self, _path_id: &str) -> Option<UploadedImage> {
+        None
+    }
+    /// The organization's camo image proxy, if it has one.
+    fn camo(&self) -> Option<&Camo> {
         None
     }
 }
@@ -170,8 +188,8 @@ pub fn render_message(source: &str, lookup: &dyn Lookup) -> Rendered {
 
 /// Renders a message with the organization data in `lookup` and the given options.
 pub fn render_message_with(source: &str, lookup: &dyn Lookup, options: RenderOptions) -> Rendered {
-    let mut rendered = render::render_document(source, lookup, options);
-    rendered.html = sanitize::checked(&rendered.html);
+    let (mut rendered, trusted) = render::render_document(source, lookup, options);
+    rendered.html = stash::splice_trusted(&sanitize::checked(&rendered.html), &trusted);
     rendered
 }
 
@@ -345,7 +363,9 @@ mod tests {
             "https://x.org/a.png",
             "#**Denmark>it's \"quoted\"**",
         ] {
-            let raw = render::render_document(source, &OneChannel, RenderOptions::default()).html;
+            let raw = render::render_document(source, &OneChannel, RenderOptions::default())
+                .0
+                .html;
             assert_eq!(render_message(source, &OneChannel).html, raw, "{source}");
         }
     }
@@ -382,6 +402,106 @@ mod tests {
             assert!(!html.contains("<script"), "{text:?} -> {html}");
             let _ = topic_links(&text, &[]);
         }
+    }
+
+    /// A lookup that knows one uploaded image, `1/ab/x/cat.png`.
+    struct Uploads;
+
+    impl Lookup for Uploads {
+        fn knows_uploads(&self) -> bool {
+            true
+        }
+        fn uploaded_image(&self, path_id: &str) -> Option<UploadedImage> {
+            (path_id == "1/ab/x/cat.png").then(|| UploadedImage {
+                width: 1024,
+                height: 768,
+                content_type: "image/png".to_owned(),
+                thumbnail_url: "/user_uploads/thumbnail/1/ab/x/cat.png/840x560.webp".to_owned(),
+                animated: false,
+                transcoded_image: None,
+            })
+        }
+        fn realm_url(&self) -> Option<&str> {
+            Some("https://chat.example.com")
+        }
+    }
+
+    #[test]
+    fn uploaded_images_preview_their_thumbnail() {
+        let r = render_message("[cat.png](/user_uploads/1/ab/x/cat.png)", &Uploads);
+        assert_eq!(
+            r.html,
+            format!(
+                "<p><a href=\"/user_uploads/1/ab/x/cat.png\" {EXTERNAL}>cat.png</a></p>\n\
+                 <div class=\"message_inline_image\"><a href=\"/user_uploads/1/ab/x/cat.png\" title=\"cat.png\" {EXTERNAL}>\
+                 <img data-original-content-type=\"image/png\" data-original-dimensions=\"1024x768\" \
+                 src=\"/user_uploads/thumbnail/1/ab/x/cat.png/840x560.webp\"></a></div>"
+            )
+        );
+        assert!(r.has_image && r.has_attachment);
+        // Uploads that are not thumbnailed images get no preview, whatever their name.
+        let r = render_message("[dog.png](/user_uploads/1/ab/y/dog.png)", &Uploads);
+        assert!(!r.html.contains("message_inline_image") && !r.has_image);
+        // Without upload data, the extension decides.
+        assert!(render("[dog.png](/user_uploads/1/ab/y/dog.png)")
+            .contains("<img src=\"/user_uploads/1/ab/y/dog.png\">"));
+    }
+
+    #[test]
+    fn videos_play_inline() {
+        let r = render_message("https://v.example.org/clip.webm", &Uploads);
+        assert_eq!(
+            r.html,
+            format!(
+                "<div class=\"message_inline_image message_inline_video\"><a href=\"https://v.example.org/clip.webm\" {EXTERNAL}>\
+                 <video data-video-original-url=\"https://v.example.org/clip.webm\" preload=\"metadata\" src=\"https://v.example.org/clip.webm\"></video></a></div>"
+            )
+        );
+        assert!(!r.has_image);
+        let local = render_message("[talk](/user_uploads/1/ab/z/talk.mp4)", &Uploads).html;
+        assert!(
+            local.contains(
+                "<video preload=\"metadata\" src=\"/user_uploads/1/ab/z/talk.mp4\"></video>"
+            ),
+            "{local}"
+        );
+    }
+
+    #[test]
+    fn youtube_links_keep_the_link_and_add_a_preview() {
+        let r = render_message("https://www.youtube.com/watch?v=dQw4w9WgXcQ", &NoLookup);
+        assert!(
+            r.html
+                .starts_with("<p><a href=\"https://www.youtube.com/watch?v=dQw4w9WgXcQ\""),
+            "{}",
+            r.html
+        );
+        assert!(r.html.contains(
+            "<div class=\"youtube-video message_inline_image\"><a data-id=\"dQw4w9WgXcQ\" href=\"https://www.youtube.com/watch?v=dQw4w9WgXcQ\""
+        ));
+        assert!(r
+            .html
+            .contains("<img src=\"https://i.ytimg.com/vi/dQw4w9WgXcQ/default.jpg\">"));
+        assert!(r.has_image);
+    }
+
+    #[test]
+    fn too_many_links_get_no_previews() {
+        let mut text = String::from("https://x.org/a.png\n");
+        for i in 0..24 {
+            text.push_str(&format!("https://x.org/{i}\n"));
+        }
+        assert!(!render(&text).contains("message_inline_image"));
+        let fewer: String = text.lines().take(24).collect::<Vec<_>>().join("\n");
+        assert!(render(&fewer).contains("message_inline_image"));
+    }
+
+    #[test]
+    fn math_is_typeset_and_survives_sanitizing() {
+        let r = render_message("$$x^2$$ and\n```math\ny\n```", &NoLookup);
+        assert!(r.html.starts_with("<p><span class=\"katex\"><span class=\"katex-mathml\"><math xmlns=\"http://www.w3.org/1998/Math/MathML\">"), "{}", r.html);
+        assert!(r.html.contains("<span class=\"katex-display\">"));
+        assert!(!r.html.contains('\u{E007}'));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use comrak::{
 };
 
 use crate::{
-    autolink, blocks, emoji, escape, extract, fence, linkifiers, sanitize,
+    autolink, blocks, emoji, escape, extract, fence, linkifiers, previews, sanitize,
     stash::{self, Effect, Segment, Stash, TOKEN_END, TOKEN_START},
     Lookup, RenderOptions, Rendered,
 };
@@ -34,23 +34,6 @@ pub(crate) fn safe_url(url: &str) -> bool {
         return false;
     }
     scheme(url).is_none_or(|s| SCHEMES.iter().any(|ok| s.eq_ignore_ascii_case(ok)))
-}
-
-/// Whether a URL points at an image, judged by its path's extension.
-fn is_image(url: &str) -> bool {
-    let path = url
-        .split(['?', '#'])
-        .next()
-        .unwrap_or(url)
-        .to_ascii_lowercase();
-    [".bmp", ".gif", ".jpe", "jpeg", ".jpg", ".png", ".webp"]
-        .iter()
-        .any(|ext| path.ends_with(ext))
-}
-
-fn is_absolute(url: &str) -> bool {
-    let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
-    lower.starts_with("http://") || lower.starts_with("https://")
 }
 
 /// Tags whose placeholders stand alone as blocks rather than inside a paragraph.
@@ -81,11 +64,12 @@ fn is_block_html(html: &str) -> bool {
     )
 }
 
-/// An image link that may get a preview.
+/// A link that gets a preview.
 struct Preview {
     url: String,
     title: Option<String>,
     anchor: String,
+    kind: previews::Kind,
 }
 
 /// State while writing inline content.
@@ -102,17 +86,39 @@ struct Renderer<'l> {
     stash: Stash,
     result: Rendered,
     previews_seen: HashSet<String>,
+    /// Whether links get previews (not when the message has too many links).
+    previews_enabled: bool,
+    /// The distinct links outside quotes, to count them against the preview limit.
+    unquoted_links: HashSet<String>,
     root_tail: String,
     in_blockquote: usize,
     list_starts: HashMap<usize, usize>,
 }
 
-/// Renders a message to (unsanitized) HTML and collects what the rendering found.
+/// Renders a message to (unsanitized) HTML and collects what the rendering found. Trusted
+/// pieces (typeset math) stand in the HTML as markers; the second value holds them, for
+/// [`stash::splice_trusted`] after sanitizing.
 pub(crate) fn render_document(
     source: &str,
     lookup: &dyn Lookup,
     options: RenderOptions,
-) -> Rendered {
+) -> (Rendered, Vec<String>) {
+    let (rendered, trusted, links) = render_pass(source, lookup, options, true);
+    if links > previews::LIMIT_PER_MESSAGE && rendered.html.contains("message_inline_") {
+        // As the reference: a message with that many links gets no previews at all.
+        let (rendered, trusted, _) = render_pass(source, lookup, options, false);
+        return (rendered, trusted);
+    }
+    (rendered, trusted)
+}
+
+/// One rendering; also returns how many distinct links it found outside quotes.
+fn render_pass(
+    source: &str,
+    lookup: &dyn Lookup,
+    options: RenderOptions,
+    previews_enabled: bool,
+) -> (Rendered, Vec<String>, usize) {
     let source = stash::scrub_input(source)
         .replace("\r\n", "\n")
         .replace('\r', "\n");
@@ -132,6 +138,8 @@ pub(crate) fn render_document(
         stash,
         result: Rendered::default(),
         previews_seen: HashSet::new(),
+        previews_enabled,
+        unquoted_links: HashSet::new(),
         root_tail: String::new(),
         in_blockquote: 0,
         list_starts: fixed.list_starts,
@@ -143,9 +151,11 @@ pub(crate) fn render_document(
     html.push_str(&renderer.root_tail);
     let trimmed = html.trim_end_matches('\n').len();
     html.truncate(trimmed);
+    let trusted = renderer.stash.take_trusted();
+    let links = renderer.unquoted_links.len();
     let mut result = renderer.result;
     result.html = html;
-    result
+    (result, trusted, links)
 }
 
 impl Renderer<'_> {
@@ -252,6 +262,7 @@ impl Renderer<'_> {
         let inner = self.inlines(node, &mut st);
         let only_link = st.previews.len() == 1
             && st.previews[0].title.is_none()
+            && st.previews[0].kind.replaces_bare_link()
             && inner == st.previews[0].anchor;
         let previews = self.previews_html(st.previews);
         if only_link && !previews.is_empty() {
@@ -469,6 +480,9 @@ impl Renderer<'_> {
 
     fn note_link(&mut self, href: &str) {
         self.result.has_link = true;
+        if self.in_blockquote == 0 && !self.unquoted_links.contains(href) {
+            self.unquoted_links.insert(href.to_owned());
+        }
         if href.starts_with("/user_uploads/") || href.starts_with("user_uploads/") {
             self.result.has_attachment = true;
         }
@@ -481,13 +495,20 @@ impl Renderer<'_> {
         anchor: &str,
         st: &mut Inline,
     ) {
-        if !is_image(url) || self.in_blockquote > 0 || !self.previews_seen.insert(url.to_owned()) {
+        if !self.previews_enabled
+            || self.in_blockquote > 0
+            || !self.previews_seen.insert(url.to_owned())
+        {
             return;
         }
+        let Some(kind) = previews::kind_of(url, self.lookup) else {
+            return;
+        };
         let preview = Preview {
             url: url.to_owned(),
             title,
             anchor: anchor.to_owned(),
+            kind,
         };
         if st.depth == 0 {
             st.previews.push(preview);
@@ -504,23 +525,14 @@ impl Renderer<'_> {
     fn previews_html(&mut self, previews: Vec<Preview>) -> String {
         let mut out = String::new();
         for p in previews {
-            self.result.has_image = true;
-            let url = escape::attr(&p.url);
-            let title = p
-                .title
-                .map(|t| format!(" title=\"{}\"", escape::attr(&t)))
-                .unwrap_or_default();
-            let img = if is_absolute(&p.url) {
-                let enc = escape::quote(&p.url, b"");
-                format!(
-                    "<img data-src-fullsize=\"/thumbnail?url={enc}&amp;size=full\" src=\"/thumbnail?url={enc}&amp;size=thumbnail\">"
-                )
-            } else {
-                format!("<img src=\"{url}\">")
-            };
-            out.push_str(&format!(
-                "<div class=\"message_inline_image\"><a href=\"{url}\"{title}{}>{img}</a></div>",
-                sanitize::link_attributes(&p.url)
+            if p.kind.is_image() {
+                self.result.has_image = true;
+            }
+            out.push_str(&previews::html(
+                &p.url,
+                p.title.as_deref(),
+                &p.kind,
+                self.lookup,
             ));
         }
         out
@@ -648,7 +660,9 @@ mod tests {
     use crate::NoLookup;
 
     fn html(src: &str) -> String {
-        render_document(src, &NoLookup, RenderOptions::default()).html
+        render_document(src, &NoLookup, RenderOptions::default())
+            .0
+            .html
     }
 
     #[test]
@@ -656,8 +670,8 @@ mod tests {
         assert!(safe_url("https://x.org"));
         assert!(safe_url("/user_uploads/1/a.png"));
         assert!(!safe_url("javascript:alert(1)"));
-        assert!(is_image("https://x.org/a.PNG?x=1"));
-        assert!(!is_image("https://x.org/a.png.html"));
+        assert!(previews::has_image_extension("https://x.org/a.PNG?x=1"));
+        assert!(!previews::has_image_extension("https://x.org/a.png.html"));
     }
 
     #[test]
@@ -678,14 +692,14 @@ mod tests {
 
     #[test]
     fn image_previews() {
-        let r = render_document(
+        let (r, _) = render_document(
             "* see https://x.org/a.png",
             &NoLookup,
             RenderOptions::default(),
         );
         assert!(r.html.contains("</a><div class=\"message_inline_image\">"));
         assert!(r.has_image && r.has_link && !r.has_attachment);
-        let r = render_document(
+        let (r, _) = render_document(
             "[f](/user_uploads/2/a/f.pdf)",
             &NoLookup,
             RenderOptions::default(),

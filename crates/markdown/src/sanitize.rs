@@ -54,6 +54,7 @@ const CLASSES: &[&str] = &[
     "user-group-mention",
     "user-mention",
     "silent",
+    "youtube-video",
 ];
 
 fn allowed_class_list(value: &str) -> bool {
@@ -98,6 +99,7 @@ fn builder() -> &'static Builder<'static> {
             "hr",
             "img",
             "time",
+            "video",
         ]
         .into_iter()
         .collect();
@@ -105,7 +107,17 @@ fn builder() -> &'static Builder<'static> {
         let mut allow = |tag: &'static str, attrs: &[&'static str]| {
             attributes.insert(tag, attrs.iter().copied().collect());
         };
-        allow("a", &["href", "title", "class", "data-stream-id", "target"]);
+        allow(
+            "a",
+            &[
+                "href",
+                "title",
+                "class",
+                "data-stream-id",
+                "data-id",
+                "target",
+            ],
+        );
         allow(
             "span",
             &[
@@ -121,8 +133,19 @@ fn builder() -> &'static Builder<'static> {
         allow("div", &["class", "data-code-language", "aria-hidden"]);
         allow(
             "img",
-            &["alt", "class", "src", "title", "data-src-fullsize"],
+            &[
+                "alt",
+                "class",
+                "src",
+                "title",
+                "data-src-fullsize",
+                "data-animated",
+                "data-original-content-type",
+                "data-original-dimensions",
+                "data-transcoded-image",
+            ],
         );
+        allow("video", &["src", "preload", "data-video-original-url"]);
         allow("time", &["datetime"]);
         allow("ol", &["start"]);
         allow("th", &["style"]);

@@ -19,6 +19,10 @@ pub(crate) const UNDERSCORE: char = '\u{E004}';
 pub(crate) const ESC_UNDERSCORE: char = '\u{E005}';
 /// A literal backtick that must not open a code span.
 pub(crate) const BACKTICK: char = '\u{E006}';
+/// Starts a marker for trusted HTML, put in only after sanitizing.
+const TRUSTED_START: char = '\u{E007}';
+/// Ends a marker for trusted HTML.
+const TRUSTED_END: char = '\u{E008}';
 
 /// What expanding a placeholder as HTML tells about the message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +54,24 @@ pub(crate) struct Entry {
 #[derive(Debug, Default)]
 pub(crate) struct Stash {
     entries: Vec<Entry>,
+    trusted: Vec<String>,
+}
+
+/// Writes `index` in the private-use digits tokens are made of.
+fn push_digits(out: &mut String, index: usize) {
+    for d in index.to_string().bytes() {
+        out.push(char::from_u32(DIGIT_ZERO + u32::from(d - b'0')).unwrap_or(TOKEN_END));
+    }
+}
+
+/// Reads private-use digits back into a number.
+fn read_digits(body: &str) -> Option<usize> {
+    let mut index = 0usize;
+    for c in body.chars() {
+        let d = (c as u32).checked_sub(DIGIT_ZERO).filter(|d| *d < 10)?;
+        index = index.checked_mul(10)?.checked_add(d as usize)?;
+    }
+    Some(index)
 }
 
 impl Stash {
@@ -73,11 +95,26 @@ impl Stash {
         });
         let mut token = String::new();
         token.push(TOKEN_START);
-        for d in index.to_string().bytes() {
-            token.push(char::from_u32(DIGIT_ZERO + u32::from(d - b'0')).unwrap_or(TOKEN_END));
-        }
+        push_digits(&mut token, index);
         token.push(TOKEN_END);
         token
+    }
+
+    /// Stores a piece whose HTML is trusted (KaTeX's output, which the sanitizer's tag list
+    /// does not describe): the token expands to a marker that survives sanitizing, and
+    /// [`splice_trusted`] puts the HTML in its place afterwards.
+    pub fn push_trusted(&mut self, original: impl Into<String>, html: String) -> String {
+        let mut marker = String::new();
+        marker.push(TRUSTED_START);
+        push_digits(&mut marker, self.trusted.len());
+        marker.push(TRUSTED_END);
+        self.trusted.push(html);
+        self.push(original, marker)
+    }
+
+    /// The trusted pieces, for [`splice_trusted`].
+    pub fn take_trusted(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.trusted)
     }
 
     /// The entry with this index.
@@ -137,11 +174,7 @@ fn split_token(s: &str) -> Option<(&str, usize, &str)> {
     let body_start = start + TOKEN_START.len_utf8();
     let end_rel = s[body_start..].find(TOKEN_END)?;
     let body = &s[body_start..body_start + end_rel];
-    let mut index = 0usize;
-    for c in body.chars() {
-        let d = (c as u32).checked_sub(DIGIT_ZERO).filter(|d| *d < 10)?;
-        index = index.checked_mul(10)?.checked_add(d as usize)?;
-    }
+    let index = read_digits(body)?;
     Some((
         &s[..start],
         index,
@@ -172,6 +205,31 @@ pub(crate) fn restore_text(s: &str) -> String {
             _ => c,
         })
         .collect()
+}
+
+/// Replaces the markers of [`Stash::push_trusted`] in sanitized HTML with the trusted HTML
+/// they stand for. Input cannot hold markers ([`scrub_input`]), so every marker is ours.
+pub(crate) fn splice_trusted(html: &str, trusted: &[String]) -> String {
+    if trusted.is_empty() {
+        return html.to_owned();
+    }
+    let mut out =
+        String::with_capacity(html.len() + trusted.iter().map(String::len).sum::<usize>());
+    let mut rest = html;
+    while let Some(start) = rest.find(TRUSTED_START) {
+        out.push_str(&rest[..start]);
+        let body_start = start + TRUSTED_START.len_utf8();
+        let Some(len) = rest[body_start..].find(TRUSTED_END) else {
+            break;
+        };
+        let body = &rest[body_start..body_start + len];
+        if let Some(piece) = read_digits(body).and_then(|i| trusted.get(i)) {
+            out.push_str(piece);
+        }
+        rest = &rest[body_start + len + TRUSTED_END.len_utf8()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Replaces characters of the private-use range used here, so input cannot forge tokens.
@@ -206,6 +264,25 @@ mod tests {
         assert_eq!(segments[0], Segment::Text("a".into()));
         assert_eq!(segments[12], Segment::Token(11));
         assert_eq!(segments[13], Segment::Text("<".into()));
+    }
+
+    #[test]
+    fn trusted_pieces_are_spliced_in() {
+        let mut stash = Stash::default();
+        let a = stash.push_trusted("$$a$$", "<math>a</math>".to_owned());
+        let b = stash.push_trusted("$$b$$", "<math>b</math>".to_owned());
+        let html = format!(
+            "<p>{} and {}</p>",
+            stash.get(0).unwrap().html,
+            stash.get(1).unwrap().html
+        );
+        assert!(!a.is_empty() && !b.is_empty());
+        let trusted = stash.take_trusted();
+        assert_eq!(
+            splice_trusted(&html, &trusted),
+            "<p><math>a</math> and <math>b</math></p>"
+        );
+        assert_eq!(stash.restore_original(&a), "$$a$$");
     }
 
     #[test]

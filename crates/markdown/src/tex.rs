@@ -1,13 +1,32 @@
-//! Math: inline `$$…$$` and ```` ```math ```` blocks. Parley has no KaTeX, so math renders as
-//! Zulip renders math that KaTeX could not typeset: a `tex-error` span holding the source,
-//! which clients show as written.
+//! Math: inline `$$…$$` and ```` ```math ```` blocks, typeset by KaTeX ([`crate::math`]).
+//! Math KaTeX cannot typeset renders as the reference renders it: a `tex-error` span holding
+//! the source, which clients show as written.
 
 use crate::escape;
+use crate::stash::Stash;
 
-/// Typesets display math. Without KaTeX there is nothing to do, so this is always `None` and
-/// the caller falls back to Zulip's `tex-error` markup.
-pub(crate) fn render_display(_tex: &str) -> Option<String> {
-    None
+/// The token for inline math `$$body$$` (`source` is the whole match): KaTeX's HTML when it
+/// typesets the body, else the `tex-error` span.
+pub(crate) fn inline(source: &str, body: &str, stash: &mut Stash) -> String {
+    match crate::math::typeset(body, false) {
+        Some(html) => stash.push_trusted(source, html),
+        None => stash.push(source, inline_error(body)),
+    }
+}
+
+/// The token for one paragraph of a math block: KaTeX's display-mode HTML, else the
+/// `tex-error` span.
+pub(crate) fn display(paragraph: &str, stash: &mut Stash) -> String {
+    match crate::math::typeset(paragraph, true) {
+        Some(html) => stash.push_trusted(paragraph, html),
+        None => stash.push(
+            paragraph,
+            format!(
+                "<span class=\"tex-error\">{}</span>",
+                escape::python(paragraph)
+            ),
+        ),
+    }
 }
 
 /// The HTML for inline math `$$body$$` that could not be typeset.

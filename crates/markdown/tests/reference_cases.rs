@@ -5,19 +5,21 @@
 use std::path::PathBuf;
 
 use parley_markdown::{
-    render_message_with, Linkifier, Lookup, MentionChannel, MentionGroup, MentionUser, RealmEmoji,
-    RenderOptions,
+    render_message_with, Camo, Linkifier, Lookup, MentionChannel, MentionGroup, MentionUser,
+    RealmEmoji, RenderOptions,
 };
 use serde_json::Value;
 
 /// How many of the regular cases must match exactly.
-const REGULAR_FLOOR: usize = 112;
+const REGULAR_FLOOR: usize = 117;
 /// How many of the linkify cases must match exactly.
 const LINKIFY_FLOOR: usize = 47;
 
-/// The organization Zulip's test suite renders with: its test users, groups and channels.
+/// The organization Zulip's test suite renders with: its test users, groups and channels,
+/// and its server settings (the camo proxy of its test settings, `CAMO_URI` and `CAMO_KEY`).
 struct ZulipTestRealm {
     linkifiers: Vec<Linkifier>,
+    camo: Camo,
 }
 
 const USERS: &[(i64, &str)] = &[
@@ -81,6 +83,9 @@ impl Lookup for ZulipTestRealm {
     fn realm_url(&self) -> Option<&str> {
         Some("http://zulip.testserver")
     }
+    fn camo(&self) -> Option<&Camo> {
+        Some(&self.camo)
+    }
 }
 
 fn realm() -> ZulipTestRealm {
@@ -90,6 +95,10 @@ fn realm() -> ZulipTestRealm {
             pattern: "#(?P<id>[0-9]{2,8})".to_owned(),
             url_template: "https://trac.example.com/ticket/{id}".to_owned(),
         }],
+        camo: Camo::new(
+            "https://external-content.zulipcdn.net/external_content/",
+            "dummy",
+        ),
     }
 }
 

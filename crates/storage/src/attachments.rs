@@ -3,7 +3,7 @@
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
-use crate::schema::{attachment_messages, attachments, messages, users};
+use crate::schema::{attachment_messages, attachments, image_attachments, messages, users};
 use diesel::prelude::*;
 use parley_domain::{MessageId, UserId};
 
@@ -187,11 +187,32 @@ pub fn unlink(conn: &mut DbConn, attachment: i64, message: MessageId) -> Result<
     Ok(())
 }
 
-/// Deletes an attachment row (its links go with it); false when there was none.
+/// Deletes an attachment row (its links and image row go with it); false when there was none.
 pub fn delete(conn: &mut DbConn, id: i64) -> Result<bool, StorageError> {
     diesel::delete(attachment_messages::table.filter(attachment_messages::attachment_id.eq(id)))
         .execute(conn)?;
+    diesel::delete(image_attachments::table.filter(image_attachments::attachment_id.eq(id)))
+        .execute(conn)?;
     Ok(diesel::delete(attachments::table.filter(attachments::id.eq(id))).execute(conn)? > 0)
+}
+
+/// Up to `limit` attachments uploaded before `cutoff` (Unix seconds) that no message links,
+/// oldest first: uploads nobody claimed, which may be deleted.
+pub fn unclaimed_before(
+    conn: &mut DbConn,
+    cutoff: i64,
+    limit: i64,
+) -> Result<Vec<Attachment>, StorageError> {
+    let linked = attachment_messages::table
+        .filter(attachment_messages::attachment_id.eq(attachments::id))
+        .select(attachment_messages::message_id);
+    Ok(attachments::table
+        .filter(attachments::create_time.lt(cutoff))
+        .filter(diesel::dsl::not(diesel::dsl::exists(linked)))
+        .order(attachments::id)
+        .limit(limit)
+        .select(COLUMNS)
+        .load(conn)?)
 }
 
 /// The total size of every stored attachment, in bytes (the organization's used upload space).

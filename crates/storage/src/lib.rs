@@ -11,6 +11,7 @@ pub mod drafts;
 pub mod email_changes;
 pub mod error;
 pub mod groups;
+pub mod image_attachments;
 pub mod invites;
 pub mod linkifiers;
 pub mod messages;

@@ -381,7 +381,22 @@ diesel::table! {
     }
 }
 
-diesel::allow_tables_to_appear_in_same_query!(attachments, attachment_messages, messages);
+diesel::table! {
+    image_attachments (attachment_id) {
+        attachment_id -> BigInt,
+        original_width_px -> Integer,
+        original_height_px -> Integer,
+        frames -> Integer,
+        thumbnails -> Text,
+    }
+}
+
+diesel::allow_tables_to_appear_in_same_query!(
+    attachments,
+    attachment_messages,
+    messages,
+    image_attachments
+);
 
 diesel::table! {
     multiuse_invites (id) {

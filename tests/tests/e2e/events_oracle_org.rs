@@ -292,7 +292,7 @@ async fn random_action(app: &TestApp, rng: &mut Lcg, people: &[Account], step: u
             if rng.next(2) == 0 {
                 app.post(&format!("/realm/emoji/{name}"))
                     .as_user(owner)
-                    .files(&[("e.png", "image/png", b"\x89PNG\r\n\x1a\noracle")])
+                    .files(&[("e.png", "image/png", &parley_tests::images::png(8, 8))])
                     .send()
                     .await;
             } else {

@@ -13,6 +13,7 @@ mod events_oracle;
 mod events_oracle_org;
 mod invites;
 mod linkifiers;
+mod media;
 mod message_actions;
 mod message_edits;
 mod messages;

@@ -5,9 +5,9 @@ use parley_domain::Role;
 use parley_tests::{backend_test, Account, Response, TestApp};
 use serde_json::{json, Value};
 
-const PNG: &[u8] = b"\x89PNG\r\n\x1a\nnot-really-an-image";
-/// A GIF with two image descriptors (animated).
-const GIF: &[u8] = b"GIF89a\x01\x00\x01\x00\x00\x00\x00\x00\x2c\x00\x00\x00\x00\x00\x2c\x00";
+fn png() -> Vec<u8> {
+    parley_tests::images::png(32, 32)
+}
 
 async fn add_files(
     app: &TestApp,
@@ -20,7 +20,7 @@ async fn add_files(
 }
 
 async fn add(app: &TestApp, who: &Account, name: &str) -> Response {
-    add_files(app, who, name, &[("e.png", "image/png", PNG)]).await
+    add_files(app, who, name, &[("e.png", "image/png", &png())]).await
 }
 
 async fn list(app: &TestApp, who: &Account) -> Value {
@@ -40,7 +40,7 @@ backend_test! {
     async fn add_list_and_serve(app) {
         let alice = app.create_user("alice@parley.test", "Alice", Role::Member).await;
         add(&app, &alice, "green_tick").await.success();
-        add_files(&app, &alice, "party parrot", &[("p.gif", "image/gif", GIF)]).await.success();
+        add_files(&app, &alice, "party parrot", &[("p.gif", "image/gif", &parley_tests::images::gif(100, 50))]).await.success();
 
         let emoji = list(&app, &alice).await;
         assert_eq!(emoji.as_object().unwrap().len(), 2);
@@ -61,7 +61,17 @@ backend_test! {
         assert!(parrot["source_url"].as_str().unwrap().ends_with(".gif"));
         let still = parrot["still_url"].as_str().unwrap();
         assert!(still.contains("/emoji/images/still/"), "{still}");
-        assert_eq!(app.get_page(still).send().await.status, 200);
+        // The still is the first frame as a 64x64 PNG, made at upload.
+        let got = app.get_page(still).send().await;
+        assert_eq!(got.status, 200);
+        assert_eq!(got.headers.get("content-type").unwrap(), "image/png");
+        let still_image = image::load_from_memory_with_format(&got.bytes, image::ImageFormat::Png).unwrap();
+        assert_eq!((still_image.width(), still_image.height()), (64, 64));
+        let original = app.get_page(parrot["source_url"].as_str().unwrap()).send().await;
+        assert_eq!(original.headers.get("content-type").unwrap(), "image/gif");
+        assert_eq!(original.bytes, parley_tests::images::gif(100, 50));
+        // A still emoji has no still image.
+        assert_eq!(app.get_page(&format!("/user_avatars/1/emoji/images/still/{id}.png")).send().await.status, 404);
 
         assert_eq!(app.get_page("/user_avatars/1/emoji/images/999.png").send().await.status, 404);
     }
@@ -84,13 +94,17 @@ backend_test! {
 
         let none = add_files(&app, &app.owner, "nofile", &[]).await.error(400, "BAD_REQUEST");
         assert_eq!(none["msg"], "You must upload exactly one file.");
-        let two = add_files(&app, &app.owner, "twofiles", &[("a.png", "image/png", PNG), ("b.png", "image/png", PNG)])
+        let two = add_files(&app, &app.owner, "twofiles", &[("a.png", "image/png", &png()), ("b.png", "image/png", &png())])
             .await
             .error(400, "BAD_REQUEST");
         assert_eq!(two["msg"], "You must upload exactly one file.");
         let text = add_files(&app, &app.owner, "text", &[("a.txt", "text/plain", b"hello")]).await.error(400, "BAD_REQUEST");
         assert_eq!(text["msg"], "Invalid image format");
-        let mut big = PNG.to_vec();
+        let broken = add_files(&app, &app.owner, "broken", &[("b.png", "image/png", b"\x89PNG\r\n\x1a\nnot-really")])
+            .await
+            .error(400, "BAD_REQUEST");
+        assert_eq!(broken["msg"], "Could not decode image; did you upload an image file?");
+        let mut big = png();
         big.resize(5 * 1024 * 1024 + 1, 0);
         let big = add_files(&app, &app.owner, "big", &[("b.png", "image/png", &big)]).await.error(400, "BAD_REQUEST");
         assert_eq!(big["msg"], "Uploaded file is larger than the allowed limit of 5 MiB");

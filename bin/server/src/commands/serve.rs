@@ -9,6 +9,9 @@ use std::time::Duration;
 /// How long in-flight requests may take to finish after a shutdown signal.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
+/// How often uploads that no message links are looked for (and old ones deleted).
+const UNCLAIMED_CLEANUP_INTERVAL: Duration = Duration::from_secs(3600);
+
 /// Starts the server and blocks until it has shut down.
 pub async fn run(config: Config) -> anyhow::Result<()> {
     let (ctx, bootstrap) = startup::start(&config).await?;
@@ -50,6 +53,13 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         tracing::info!(queues = restored, "restored event queues");
     }
     let gc = engine.spawn_gc();
+    // KaTeX loads in the background, so the first message with math does not wait for it.
+    parley_markdown::warm_up_math();
+    let janitor = parley_actions::uploads::spawn_unclaimed_cleanup(
+        ctx.clone(),
+        config.unclaimed_upload_age,
+        UNCLAIMED_CLEANUP_INTERVAL,
+    );
     let server = HttpServer::new(move || parley_api::app(ctx.clone()))
         .shutdown_timeout(SHUTDOWN_GRACE.as_secs())
         .disable_signals()
@@ -71,6 +81,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     server.await.context("server failed")?;
     stopper.abort();
     gc.abort();
+    janitor.abort();
     let path = config.event_queues_file();
     let saved = engine
         .dump(&path)

@@ -53,13 +53,9 @@ pub fn attachment_removed(owner: UserId, id: i64, space_used: i64) -> Event {
 
 /// A custom emoji as the API shows it (`still_url` is null unless the image is animated).
 pub fn realm_emoji_json(realm_id: i64, emoji: &RealmEmojiRow) -> Value {
-    let still_url = emoji.is_animated.then(|| {
-        let stem = emoji
-            .file_name
-            .rsplit_once('.')
-            .map_or(emoji.file_name.as_str(), |(s, _)| s);
-        image_url(realm_id, &format!("still/{stem}.png"))
-    });
+    let still_url = emoji
+        .is_animated
+        .then(|| image_url(realm_id, &format!("still/{}.png", emoji.id)));
     json!({
         "id": emoji.id.to_string(),
         "name": emoji.name,

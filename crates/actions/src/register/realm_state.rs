@@ -86,6 +86,10 @@ pub(super) fn realm_fields(
     put("max_icon_file_size_mib", 5.into());
     put("max_logo_file_size_mib", 5.into());
     put("server_inline_image_preview", true.into());
+    put(
+        "server_thumbnail_formats",
+        parley_domain::thumbnail::server_thumbnail_formats(),
+    );
     put("server_inline_url_embed_preview", false.into());
     put("server_avatar_changes_disabled", false.into());
     put("server_name_changes_disabled", false.into());

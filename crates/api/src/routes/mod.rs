@@ -56,6 +56,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/realm/emoji", get => realm_emoji::list);
     endpoint!(cfg, "/realm/emoji/{emoji_name}", post => realm_emoji::add, delete => realm_emoji::delete);
     endpoint!(cfg, "/user_uploads", post => uploads::upload);
+    endpoint!(cfg, "/thumbnail", get => uploads::thumbnail);
     endpoint!(cfg, "/user_uploads/{realm_id_str}/{filename:.*}", get => uploads::temporary_url);
     endpoint!(cfg, "/attachments", get => uploads::list);
     endpoint!(cfg, "/attachments/{attachment_id}", delete => uploads::delete);

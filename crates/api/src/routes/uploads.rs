@@ -1,5 +1,6 @@
-//! Uploaded files: `POST /user_uploads`, reading them back (`/user_uploads/...`, also outside
-//! `/api/v1`, where message links point), temporary URLs and `/attachments`. Also the
+//! Uploaded files: `POST /user_uploads` (streamed to the store), reading them back
+//! (`/user_uploads/...`, also outside `/api/v1`, where message links point), their thumbnails
+//! (`/user_uploads/thumbnail/...`, `/thumbnail`), temporary URLs and `/attachments`. Also the
 //! multipart reader the emoji and avatar uploads share.
 
 use crate::auth::Auth;
@@ -13,7 +14,7 @@ use actix_web::{web, HttpResponse};
 use futures_util::StreamExt;
 use parley_actions::uploads::{self, ServedFile};
 use parley_actions::Context;
-use parley_domain::upload::{serve_inline, too_large, MAX_FILE_UPLOAD_SIZE_MIB};
+use parley_domain::upload::{serve_inline, too_large};
 use parley_domain::RequestError;
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 
@@ -109,32 +110,109 @@ fn error_page(err: ApiError) -> HttpResponse {
         .body(format!("<p>{}</p>", err.0.msg))
 }
 
-/// POST /user_uploads — upload one file (multipart); answers its URL.
+/// POST /user_uploads — upload one file (multipart); answers its URL. The file is streamed to
+/// the store as it arrives, never held whole in memory.
 pub async fn upload(
     ctx: web::Data<Context>,
     Auth(me): Auth,
-    body: Multipart,
+    mut body: Multipart,
 ) -> ApiResult<Success> {
-    let mut files = read_files(body, MAX_FILE_UPLOAD_SIZE_MIB).await?;
-    let file = match files.len() {
-        0 => {
-            return Err(ApiError(RequestError::bad_request(
-                "You must specify a file to upload",
-            )))
-        }
-        1 => files.remove(0),
-        _ => {
+    let mut incoming: Option<uploads::IncomingUpload> = None;
+    while let Some(field) = body.next().await {
+        let Ok(mut field) = field else {
+            // Not multipart at all, or malformed: what was read is all there is.
+            break;
+        };
+        let filename = field
+            .content_disposition()
+            .and_then(|d| d.get_filename())
+            .map(str::to_owned);
+        let Some(filename) = filename else {
+            // A field that is not a file: skip its content.
+            while let Some(chunk) = field.next().await {
+                chunk.map_err(invalid_upload)?;
+            }
+            continue;
+        };
+        if incoming.is_some() {
+            // Dropping the first upload unfinished leaves nothing stored.
             return Err(ApiError(RequestError::bad_request(
                 "You may only upload one file at a time",
-            )))
+            )));
         }
+        let declared = field.content_type().map(|m| m.essence_str().to_owned());
+        let mut upload =
+            uploads::begin_upload(&ctx, me.clone(), &filename, declared.as_deref()).await?;
+        while let Some(chunk) = field.next().await {
+            upload.write(&chunk.map_err(invalid_upload)?).await?;
+        }
+        incoming = Some(upload);
+    }
+    let Some(upload) = incoming else {
+        return Err(ApiError(RequestError::bad_request(
+            "You must specify a file to upload",
+        )));
     };
-    let done =
-        uploads::do_upload_file(&ctx, me, file.filename, file.content_type, file.bytes).await?;
+    let done = upload.finish(&ctx).await?;
     Ok(Success::empty()
         .with("uri", done.url.clone())
         .with("url", done.url)
         .with("filename", done.filename))
+}
+
+fn invalid_upload(e: actix_multipart::MultipartError) -> ApiError {
+    ApiError(RequestError::bad_request(format!("Invalid upload: {e}")))
+}
+
+/// GET /user_uploads/thumbnail/{realm_id}/{path...}/{format} (outside `/api/v1`) — a
+/// thumbnail of an uploaded image, for whoever may read the image.
+pub async fn serve_thumbnail(
+    ctx: web::Data<Context>,
+    auth: Result<Auth, ApiError>,
+    path: web::Path<(String, String)>,
+) -> HttpResponse {
+    let Auth(me) = match auth {
+        Ok(auth) => auth,
+        Err(e) => return actix_web::ResponseError::error_response(&e),
+    };
+    let (realm, rest) = path.into_inner();
+    let Some((file, format)) = rest.rsplit_once('/') else {
+        return error_page(ApiError(
+            RequestError::bad_request("File not found").with_status(404),
+        ));
+    };
+    match uploads::access_thumbnail(&ctx, &me, &format!("{realm}/{file}"), format).await {
+        Ok(file) => file_response(file),
+        Err(e) => error_page(ApiError::from(e)),
+    }
+}
+
+params! {
+    /// `GET /thumbnail`.
+    pub struct ThumbnailParams {
+        url: String,
+        size: String,
+    }
+}
+
+/// GET /thumbnail — the image of a link preview: an upload (under its access rules) or a
+/// redirect to an image elsewhere.
+pub async fn thumbnail(
+    ctx: web::Data<Context>,
+    auth: Result<Auth, ApiError>,
+    params: Result<Params<ThumbnailParams>, ApiError>,
+) -> HttpResponse {
+    let (Auth(me), Params(params)) = match (auth, params) {
+        (Ok(auth), Ok(params)) => (auth, params),
+        (Err(e), _) | (_, Err(e)) => return actix_web::ResponseError::error_response(&e),
+    };
+    match uploads::legacy_thumbnail(&ctx, &me, &params.url, &params.size).await {
+        Ok(uploads::LegacyThumbnail::File(file)) => file_response(file),
+        Ok(uploads::LegacyThumbnail::Redirect(to)) => HttpResponse::Found()
+            .insert_header((header::LOCATION, to))
+            .finish(),
+        Err(e) => error_page(ApiError::from(e)),
+    }
 }
 
 /// GET /user_uploads/{realm_id}/{path...} (outside `/api/v1`) — the file itself, for its owner
