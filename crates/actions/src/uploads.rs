@@ -597,7 +597,7 @@ fn hex_encode(text: &str) -> String {
 }
 
 fn hex_decode(hex: &str) -> Option<String> {
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return None;
     }
     let bytes: Option<Vec<u8>> = (0..hex.len())
