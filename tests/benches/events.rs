@@ -34,7 +34,8 @@ async fn main() {
         api_by_user: RateLimiter::new(u32::MAX, Duration::from_secs(1)),
         ..RateLimits::default()
     };
-    let app = TestApp::start_configured(backend, limits, EngineConfig::default()).await;
+    let mut app = TestApp::start_configured(backend, limits, EngineConfig::default()).await;
+    app.check_shapes = false;
     let sender = app.owner.clone();
 
     // A channel of `subscribers` people, each with an event queue.

@@ -35,6 +35,14 @@ from checks import check, finish, free_port
 CHANNEL = "terminal-test"
 TOPIC = "tmux topic"
 OTHER_TOPIC = "another topic"
+# Channels that only fill the history; no name contains "terminal" (the `q` search below).
+BULK_CHANNELS = ["bulk-north", "bulk-south", "bulk-east"]
+BULK_TOPICS = ["alpha", "beta", "gamma", "delta"]
+READ_MESSAGES = 490  # sent, then marked as read by the terminal user
+OLDEST = "oldest seeded message"
+FIRST_UNREAD = "hello from the seed script"
+NEWEST = "newest seeded message"
+LIVE_LIMIT = 2.0  # seconds for a message sent through the API to show up in zulip-term
 
 
 def tail(path, n=60):
@@ -64,13 +72,13 @@ class Tmux:
     def keys(self, *keys, literal=False):
         self.run("send-keys", "-t", "zt", *(["-l"] if literal else []), *keys)
 
-    def wait_for(self, predicate, timeout):
+    def wait_for(self, predicate, timeout, interval=0.2):
         deadline = time.time() + timeout
         screen = self.screen()
         while time.time() < deadline:
             if predicate(screen) or "ZT-EXITED" in screen:
                 break
-            time.sleep(0.2)
+            time.sleep(interval)
             screen = self.screen()
         return predicate(screen), screen
 
@@ -78,34 +86,152 @@ class Tmux:
         self.run("kill-server", check=False)
 
 
+def left(s):
+    """The left panel (streams, topics) of a 200-column screen."""
+    return "\n".join(line[:29] for line in s.splitlines())
+
+
+def middle(s):
+    """The message list and everything right of the left panel."""
+    return "\n".join(line[30:] for line in s.splitlines())
+
+
+def send(client, what, **message):
+    """Sends one message; a RATE_LIMIT_HIT (200 requests a minute per user, as Zulip) is waited
+    out and retried, though the seed spreads its messages over four senders to stay under it."""
+    for _ in range(20):
+        res = client.send_message(message)
+        if res.get("code") != "RATE_LIMIT_HIT":
+            break
+        print(f"info seed: rate limited, retrying after {res.get('retry-after')} s", flush=True)
+        time.sleep(float(res.get("retry-after") or 1))
+    if res.get("result") != "success":
+        check(f"seed: {what}", False, res)
+    return res.get("id")
+
+
 def seed(owner, site):
+    """Builds a realm with a long history: READ_MESSAGES messages over several channels, topics
+    and DMs that the terminal user has read, then 20 it has not, opened by FIRST_UNREAD in
+    CHANNEL and closed by NEWEST."""
+    seed_started = time.time()
     owner_id = owner.get_profile()["user_id"]
-    created = owner.create_user(
-        {"email": "terminal@parley.local", "password": "terminal-pass", "full_name": "Terminal User"}
-    )
-    check("create the terminal user", created["result"] == "success", created)
-    key = owner.call_endpoint(
-        url="fetch_api_key", method="POST",
-        request={"username": "terminal@parley.local", "password": "terminal-pass"},
-    )
-    check("fetch_api_key for the terminal user", key["result"] == "success", key)
+    users = {}
+    for short, name in [("terminal", "Terminal User"), ("side", "Side Person"),
+                        ("third", "Third Person"), ("fourth", "Fourth Person")]:
+        created = owner.create_user(
+            {"email": f"{short}@parley.local", "password": f"{short}-pass", "full_name": name}
+        )
+        check(f"create the {short} user", created["result"] == "success", created)
+        key = owner.call_endpoint(
+            url="fetch_api_key", method="POST",
+            request={"username": f"{short}@parley.local", "password": f"{short}-pass"},
+        )
+        check(f"fetch_api_key for the {short} user", key["result"] == "success", key)
+        client = zulip.Client(email=key["email"], api_key=key["api_key"], site=site)
+        users[short] = (created["user_id"], key, client)
+    terminal_id, key, term = users["terminal"]
+    side = users["side"][2]
+    senders = [owner, side, users["third"][2], users["fourth"][2]]
     added = owner.add_subscriptions(
-        streams=[{"name": CHANNEL, "description": "Seen from zulip-term"}],
-        principals=[owner_id, created["user_id"]],
+        streams=[{"name": CHANNEL, "description": "Seen from zulip-term"}]
+        + [{"name": name, "description": "History"} for name in BULK_CHANNELS],
+        principals=[owner_id] + [user_id for user_id, _, _ in users.values()],
     )
-    check("create the channel", added["result"] == "success", added)
-    for topic, content in [
-        (TOPIC, "hello from the seed script"),
-        (OTHER_TOPIC, "a message in another topic"),
-        (TOPIC, "second seeded message"),
-    ]:
-        res = owner.send_message({"type": "stream", "to": CHANNEL, "topic": topic, "content": content})
-        check(f"seed: {content}", res["result"] == "success", res)
-    return key
+    check("create the channels", added["result"] == "success", added)
+
+    # The history: channels, topics, a DM now and then, a group DM; all read below. Four
+    # senders, about 125 messages each.
+    send(owner, OLDEST, type="stream", to=BULK_CHANNELS[0], topic=BULK_TOPICS[0], content=OLDEST)
+    for i in range(1, READ_MESSAGES):
+        sender = senders[i % len(senders)]
+        if i % 25 == 0:
+            send(sender, "a DM", type="private", to=[key["email"]], content=f"bulk {i:03d}: a DM")
+        elif i % 40 == 7:
+            others = [users[u][1]["email"] for u in ["side", "fourth"] if users[u][2] is not sender]
+            send(sender, "a group DM", type="private", to=[key["email"]] + others[:2],
+                 content=f"bulk {i:03d}: a group DM")
+        else:
+            channel = BULK_CHANNELS[i % len(BULK_CHANNELS)]
+            topic = BULK_TOPICS[(i // 4) % len(BULK_TOPICS)]
+            send(sender, "history", type="stream", to=channel, topic=topic,
+                 content=f"bulk {i:03d} in {channel} > {topic}")
+    read_all = term.call_endpoint(url="mark_all_as_read", method="POST")
+    check("the terminal user marks everything as read", read_all["result"] == "success", read_all)
+
+    # The unread part, sent by the others.
+    first_unread_id = send(owner, FIRST_UNREAD, type="stream", to=CHANNEL, topic=TOPIC, content=FIRST_UNREAD)
+    send(owner, "another topic", type="stream", to=CHANNEL, topic=OTHER_TOPIC,
+         content="a message in another topic")
+    send(owner, "second", type="stream", to=CHANNEL, topic=TOPIC, content="second seeded message")
+    for i in range(16):
+        if i == 8:
+            send(owner, "an unread DM", type="private", to=[key["email"]], content="an unread DM")
+        else:
+            channel = BULK_CHANNELS[i % len(BULK_CHANNELS)]
+            send(senders[1 + i % 3], "unread", type="stream", to=channel, topic=BULK_TOPICS[i % 2],
+                 content=f"unread {i:02d} in {channel}")
+    newest_id = send(side, NEWEST, type="stream", to=BULK_CHANNELS[1], topic=BULK_TOPICS[1], content=NEWEST)
+    print(f"info seeded {READ_MESSAGES + 20} messages in {time.time() - seed_started:.1f} s", flush=True)
+
+    # What zulip-term will ask for first: anchor=0 with use_first_unread_anchor=true, 30 before
+    # and 10 after, no narrow. The first unread message wins over anchor=0.
+    page = term.get_messages({
+        "anchor": 0, "use_first_unread_anchor": True, "num_before": 30, "num_after": 10,
+        "narrow": [], "apply_markdown": True, "client_gravatar": True,
+    })
+    ids = [m["id"] for m in page.get("messages", [])]
+    check("GET /messages anchor=0&use_first_unread_anchor=true anchors on the first unread message",
+          page.get("result") == "success" and page.get("anchor") == first_unread_id,
+          {k: page.get(k) for k in ["result", "msg", "anchor", "found_anchor", "found_oldest",
+                                    "found_newest"]} | {"first_unread_id": first_unread_id,
+                                                        "ids": ids[:3] + ["..."] + ids[-3:]})
+    check("... with 30 read messages before it and 10 after it",
+          first_unread_id in ids and ids.index(first_unread_id) == 30 and len(ids) == 41, ids)
+    check("... found_anchor, not found_oldest, not found_newest",
+          page.get("found_anchor") is True and page.get("found_oldest") is False
+          and page.get("found_newest") is False, page.get("found_newest"))
+    return key, first_unread_id, newest_id
+
+
+def wait_for_message(client, narrow, predicate, timeout=15):
+    """The newest message in `narrow` (as seen by `client`) that satisfies `predicate`."""
+    deadline = time.time() + timeout
+    page = {}
+    while time.time() < deadline:
+        page = client.get_messages({"anchor": "newest", "num_before": 10, "num_after": 0,
+                                    "narrow": narrow})
+        for message in reversed(page.get("messages", [])):
+            if predicate(message):
+                return message, page
+        time.sleep(0.3)
+    return None, page
+
+
+def compose_and_send(tmux, open_keys, opened, typed, what):
+    """Opens a compose box with `open_keys` (tried up to three times), types `typed`, sends it
+    with `ctrl d`."""
+    compose_open = False
+    screen = ""
+    for _ in range(3):
+        tmux.keys(*open_keys)
+        compose_open, screen = tmux.wait_for(opened, timeout=3)
+        if compose_open:
+            break
+    check(f"{what} opens the compose box", compose_open, screen)
+    if not compose_open:
+        return False
+    tmux.keys(typed, literal=True)
+    ok, screen = tmux.wait_for(lambda s: typed in s, timeout=5)
+    check(f"{what}: the text appears in the compose box", ok, screen)
+    tmux.keys("C-d")
+    return True
 
 
 def run(owner, site, zulip_term, work_dir, tmux):
-    key = seed(owner, site)
+    key, first_unread_id, newest_id = seed(owner, site)
+    term = zulip.Client(email=key["email"], api_key=key["api_key"], site=site)
+    owner_email = owner.email
     zuliprc = os.path.join(work_dir, "zuliprc")
     with open(zuliprc, "w") as f:
         f.write(f"[api]\nemail={key['email']}\nkey={key['api_key']}\nsite={site}\n")
@@ -117,42 +243,77 @@ def run(owner, site, zulip_term, work_dir, tmux):
         " 2>>zulip-term-stderr.log;"
         " echo ZT-EXITED $?; sleep 120"
     )
+    started = time.time()
     tmux.start(command)
     ok, screen = tmux.wait_for(
-        lambda s: "second seeded message" in s and CHANNEL in s, timeout=40
+        lambda s: CHANNEL in s and ("# general" in s or OLDEST in s or FIRST_UNREAD in s), timeout=40
     )
-    check("zulip-term logs in and shows the messages", ok, screen)
+    time.sleep(0.5)  # let the first paint settle
+    screen = tmux.screen()
+    print(f"info zulip-term showed its messages after {time.time() - started:.1f} s", flush=True)
     check("zulip-term is running", "ZT-EXITED" not in screen, screen)
-    if not ok:
+    # It opens on the first unread message, not on the oldest ones (anchor=0).
+    check("zulip-term opens on the first unread message (its text is on screen)",
+          FIRST_UNREAD in middle(screen), screen)
+    check("the oldest message is not on screen at start", OLDEST not in screen, screen)
+    check("read messages just before the first unread one are on screen too",
+          "bulk 489" in middle(screen) or "bulk 488" in middle(screen), screen)
+    if not ok or "ZT-EXITED" in screen:
         return
+    requests_log = tail(os.path.join(work_dir, "zulip-terminal-API-requests.log"), 10000)
+    first = [line for line in requests_log.splitlines() if "GET /api/v1/messages?" in line][:1]
+    check("zulip-term's first GET /messages is anchor=0 with use_first_unread_anchor=true",
+          first and "anchor=0&" in first[0] and "use_first_unread_anchor=true" in first[0], first)
     check("the screen shows the user", "Terminal User" in screen, screen)
-    check("the screen shows the channel in the streams list", f"# {CHANNEL}" in screen, screen)
+    check("the screen shows the channel in the streams list", f"# {CHANNEL}" in left(screen), screen)
     check("the screen shows both topics", TOPIC in screen and OTHER_TOPIC in screen, screen)
-    check("the screen shows the seeded messages",
-          all(t in screen for t in ["hello from the seed script", "a message in another topic",
+    check("the screen shows the unread seeded messages",
+          all(t in screen for t in [FIRST_UNREAD, "a message in another topic",
                                     "second seeded message"]), screen)
 
-    # An event: a message from someone else appears live.
+    # The newest messages are reachable: the focus starts in the left panel; `right` moves it to
+    # the messages, `G` (end) to the last one loaded, `j` past it loads the rest (anchor=the
+    # last id, num_after=30, which finds the newest), `G` again goes to the newest message.
+    tmux.keys("Right")
+    time.sleep(0.3)
+    tmux.keys("G")
+    time.sleep(0.5)
+    tmux.keys("j")
+    time.sleep(1.0)
+    ok, screen = False, ""
+    for _ in range(10):
+        tmux.keys("G")
+        ok, screen = tmux.wait_for(lambda s: NEWEST in middle(s), timeout=1)
+        if ok:
+            break
+        tmux.keys("j")
+        time.sleep(0.5)
+    check("`G` and `j` reach the newest message (the home view found_newest)", ok, screen)
+    # One up: the focus sits mid-screen, so that messages appended below it are in view.
+    tmux.keys("k")
+    time.sleep(0.5)
+
+    # An event: a message from someone else appears live, within LIVE_LIMIT seconds.
     res = owner.send_message({"type": "stream", "to": CHANNEL, "topic": TOPIC, "content": "live from python"})
+    sent = time.time()
     check("the owner sends while zulip-term runs", res["result"] == "success", res)
-    ok, screen = tmux.wait_for(lambda s: "live from python" in s, timeout=15)
+    ok, screen = tmux.wait_for(lambda s: "live from python" in s, timeout=15, interval=0.05)
+    elapsed = time.time() - sent
+    print(f"info the live message showed up after {elapsed:.2f} s", flush=True)
     check("a message sent by another user appears live", ok, screen)
+    check(f"... within {LIVE_LIMIT:.0f} s", ok and elapsed <= LIVE_LIMIT, f"{elapsed:.2f} s")
 
     # zulip-term 0.7.0 starts with the focus in the left panel. Find the channel with `q`
     # (search streams), `Enter` focuses it, `t` lists its topics (GET /users/me/{id}/topics),
     # `Enter` narrows to the most recent topic and focuses its messages.
-    def left(s):
-        return "\n".join(line[:29] for line in s.splitlines())
-
-    def middle(s):
-        return "\n".join(line[30:] for line in s.splitlines())
-
     screens = []
     for _ in range(3):
         tmux.keys("q")
         time.sleep(0.5)
         tmux.keys("terminal", literal=True)
-        ok, screen = tmux.wait_for(lambda s: "# general" not in left(s) and f"# {CHANNEL}" in left(s), 5)
+        ok, screen = tmux.wait_for(
+            lambda s: "# general" not in left(s) and f"# {BULK_CHANNELS[0]}" not in left(s)
+            and f"# {CHANNEL}" in left(s), 5)
         if ok:
             break
         screens.append(screen)
@@ -168,42 +329,23 @@ def run(owner, site, zulip_term, work_dir, tmux):
     check("`t` lists the channel's topics in the left panel", ok, screen)
     tmux.keys("Enter")
     ok, screen = tmux.wait_for(
-        lambda s: "live from python" in middle(s) and "a message in another topic" not in middle(s), 10
+        lambda s: "live from python" in middle(s) and "a message in another topic" not in middle(s)
+        and NEWEST not in middle(s), 10
     )
     check("`Enter` on the topic narrows the messages to it", ok, screen)
 
-    # Reply to the focused message: `r` opens the compose box with the channel and topic.
-    compose_open = False
-    for _ in range(3):
-        tmux.keys("r")
-        compose_open, screen = tmux.wait_for(
-            lambda s: any(line.lstrip("\u2502 ").startswith(f"# {CHANNEL}") and TOPIC in line
-                          for line in s.splitlines()[20:]),
-            timeout=3,
-        )
-        if compose_open:
-            break
-    check("`r` opens the compose box for the channel and topic", compose_open, screen)
-    if not compose_open:
-        return
+    # Reply to the focused message (the live one, from the owner): `r` opens the compose box
+    # with the channel and topic.
     typed = "typed in zulip-term over tmux"
-    tmux.keys(typed, literal=True)
-    ok, screen = tmux.wait_for(lambda s: typed in s, timeout=5)
-    check("the text appears in the compose box", ok, screen)
-    tmux.keys("C-d")
-
-    arrived = None
-    deadline = time.time() + 15
-    while time.time() < deadline and arrived is None:
-        page = owner.get_messages({
-            "anchor": "newest", "num_before": 5, "num_after": 0,
-            "narrow": [{"operator": "channel", "operand": CHANNEL}],
-        })
-        for message in page.get("messages", []):
-            if typed in message.get("content", ""):
-                arrived = message
-        if arrived is None:
-            time.sleep(0.3)
+    opened = compose_and_send(
+        tmux, ["r"],
+        lambda s: any(line.lstrip("\u2502 ").startswith(f"# {CHANNEL}") and TOPIC in line
+                      for line in s.splitlines()[20:]),
+        typed, "`r` (reply in the channel and topic)")
+    if not opened:
+        return
+    arrived, page = wait_for_message(owner, [{"operator": "channel", "operand": CHANNEL}],
+                                     lambda m: typed in m.get("content", ""))
     check("the message typed in zulip-term arrives", arrived is not None, page)
     if arrived:
         check("it is from the terminal user", arrived.get("sender_email") == key["email"], arrived)
@@ -213,6 +355,65 @@ def run(owner, site, zulip_term, work_dir, tmux):
         lambda s: f"\u2592 {typed}" in s and "ZT-EXITED" not in s, timeout=10
     )
     check("zulip-term shows its own message in the list", ok, screen)
+
+    # Reply privately to the author of the focused message (still the live one): `R` opens a DM
+    # compose box to the owner.
+    typed_dm = "a DM typed in zulip-term"
+    opened = compose_and_send(
+        tmux, ["R"], lambda s: f"To: Owner <{owner_email}>" in s, typed_dm, "`R` (reply privately)")
+    if opened:
+        arrived, page = wait_for_message(
+            owner, [{"operator": "dm", "operand": [key["email"]]}],
+            lambda m: typed_dm in m.get("content", ""))
+        check("the DM typed in zulip-term arrives", arrived is not None, page)
+        if arrived:
+            recipients = sorted(r.get("email") for r in arrived.get("display_recipient", []))
+            check("it is a DM from the terminal user to the owner",
+                  arrived.get("type") == "private" and arrived.get("sender_email") == key["email"]
+                  and recipients == sorted([key["email"], owner_email]), arrived)
+        ok, screen = tmux.wait_for(lambda s: "To: Owner" not in s, timeout=5)
+        check("the compose box closes after sending", ok, screen)
+
+    # Reactions on the focused message: `+` toggles thumbs_up; `:` opens the emoji picker,
+    # "octopus" filters it, `Enter` goes to the results, `Enter` selects, `Esc` applies.
+    topic_narrow = [{"operator": "channel", "operand": CHANNEL}, {"operator": "topic", "operand": TOPIC}]
+
+    def reacted(emoji_name):
+        return lambda m: any(r.get("emoji_name") == emoji_name and r.get("user_id") == terminal_id
+                             for r in m.get("reactions", []))
+
+    terminal_id = term.get_profile()["user_id"]
+    tmux.keys("+")
+    arrived, page = wait_for_message(owner, topic_narrow, reacted("thumbs_up"), timeout=10)
+    check("`+` adds a thumbs_up reaction from the terminal user", arrived is not None, page)
+    if arrived:
+        check("... to the focused message (the live one)",
+              "live from python" in arrived.get("content", ""), arrived)
+        check("... with the unicode emoji code 1f44d",
+              any(r.get("emoji_code") == "1f44d" and r.get("reaction_type") == "unicode_emoji"
+                  for r in arrived.get("reactions", [])), arrived.get("reactions"))
+    ok, screen = tmux.wait_for(lambda s: "👍" in s or "thumbs_up" in s, timeout=5)
+    check("zulip-term shows the reaction (reaction event)", ok, screen)
+
+    tmux.keys(":")
+    ok, screen = tmux.wait_for(lambda s: "thumbs_up" in s and "Search" in s and "octopus" in s
+                               or "smile" in s, timeout=5)
+    check("`:` opens the emoji picker", ok, screen)
+    tmux.keys("octopus", literal=True)
+    ok, screen = tmux.wait_for(lambda s: "octopus" in s and "smile" not in s, timeout=5)
+    check("typing filters the emoji picker", ok, screen)
+    tmux.keys("Enter")
+    time.sleep(0.3)
+    tmux.keys("Enter")
+    time.sleep(0.3)
+    tmux.keys("Escape")
+    arrived, page = wait_for_message(owner, topic_narrow, reacted("octopus"), timeout=10)
+    check("the emoji picker adds an octopus reaction from the terminal user", arrived is not None, page)
+    if arrived:
+        check("... to the focused message, next to the thumbs_up",
+              "live from python" in arrived.get("content", "")
+              and reacted("thumbs_up")(arrived), arrived)
+
     time.sleep(1)
     screen = tmux.screen()
     check("zulip-term is still running", "ZT-EXITED" not in screen, screen)

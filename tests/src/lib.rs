@@ -9,6 +9,7 @@
 
 pub mod bench;
 pub mod images;
+pub mod openapi;
 
 use actix_web::http::Method;
 use actix_web::test::{call_service, init_service, read_body, TestRequest};
@@ -98,6 +99,9 @@ pub struct TestApp {
     pub mail: Arc<MemoryMailer>,
     pub owner: Account,
     pub backend: Backend,
+    /// Check every success body and event against the API description (see [`openapi`]);
+    /// benchmarks turn it off so that they time the server alone.
+    pub check_shapes: bool,
     caller: Caller,
     _database: ScratchDatabase,
 }
@@ -225,6 +229,7 @@ impl TestApp {
             mail,
             owner,
             backend,
+            check_shapes: true,
             caller,
             _database: database,
         }
@@ -500,6 +505,25 @@ impl RequestBuilder<'_> {
         self.raw_body(body, &format!("multipart/form-data; boundary={BOUNDARY}"))
     }
 
+    /// Sends the parameters as the text fields of a `multipart/form-data` body, as zulip-js and
+    /// `curl -F` do, instead of a form-urlencoded one.
+    pub fn multipart(self) -> Self {
+        const BOUNDARY: &str = "parleyfields7";
+        let mut body = Vec::new();
+        for (name, value) in &self.params {
+            body.extend_from_slice(
+                format!("--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n")
+                    .as_bytes(),
+            );
+            body.extend_from_slice(value.as_bytes());
+            body.extend_from_slice(b"\r\n");
+        }
+        body.extend_from_slice(format!("--{BOUNDARY}--\r\n").as_bytes());
+        let mut builder = self.raw_body(body, &format!("multipart/form-data; boundary={BOUNDARY}"));
+        builder.params.clear();
+        builder
+    }
+
     /// Replaces the body with raw bytes.
     pub fn raw_body(mut self, body: impl Into<Vec<u8>>, content_type: &str) -> Self {
         self.body = Some(body.into());
@@ -545,6 +569,34 @@ impl RequestBuilder<'_> {
             }
             _ => {}
         }
-        (self.app.caller)(request.to_request()).await
+        let response = (self.app.caller)(request.to_request()).await;
+        if self.app.check_shapes {
+            check_shapes(&self.method, &self.path, &response);
+        }
+        response
+    }
+}
+
+/// Fails the test when a success body under `/api/v1`, or an event it carries, differs from the
+/// API description.
+fn check_shapes(method: &Method, path: &str, response: &Response) {
+    let Some(path) = path.strip_prefix("/api/v1") else {
+        return;
+    };
+    if response.status != 200 || response.json["result"] != "success" {
+        return;
+    }
+    if let Err(problem) = openapi::check_response(method.as_str(), path, &response.json) {
+        panic!(
+            "{problem}\nbody: {}",
+            openapi::shorten(&response.text, 3000)
+        );
+    }
+    if *method == Method::GET && path.split('?').next() == Some("/events") {
+        for event in response.json["events"].as_array().into_iter().flatten() {
+            if let Err(problem) = openapi::check_event(event) {
+                panic!("{problem}");
+            }
+        }
     }
 }

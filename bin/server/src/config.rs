@@ -153,6 +153,8 @@ pub struct Config {
     pub database_url: DatabaseUrl,
     /// The organization's public address.
     pub realm: RealmAddress,
+    /// Whether that address was configured (`--external-url`) rather than derived from `bind`.
+    pub external_url_given: bool,
     /// Organization name on creation.
     pub realm_name: String,
     /// Owner address on creation.
@@ -222,6 +224,7 @@ impl Config {
             Some(url) => DatabaseUrl::parse(&url).context("--database-url")?,
             None => DatabaseUrl::Sqlite(data_dir.join("parley.db")),
         };
+        let external_url_given = settings.external_url.is_some();
         let external = settings
             .external_url
             .unwrap_or_else(|| format!("http://{bind}"));
@@ -283,6 +286,7 @@ impl Config {
             data_dir,
             database_url,
             realm,
+            external_url_given,
             realm_name: settings.realm_name.unwrap_or_else(|| "Parley".to_owned()),
             owner_email: settings
                 .owner_email

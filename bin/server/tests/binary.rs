@@ -124,13 +124,14 @@ fn first_start_restart_create_user_and_shutdown() {
 
         let (status, body) = http(port, "GET", "/api/v1/server_settings", None, "");
         assert_eq!(status, 200, "{}", backend.name());
-        assert_eq!(body["zulip_feature_level"], 417);
+        assert_eq!(body["zulip_feature_level"], 420);
         let (status, body) = http(port, "GET", "/api/v1/users", Some(&basic(&email, &key)), "");
         assert_eq!(status, 200, "{body}");
         assert_eq!(body["members"][0]["role"], 100);
 
-        // create-user works beside the running server.
-        let created = parley(data.path(), &database.url_text, port)
+        // create-user works beside the running server, and its zuliprc points at that server
+        // whatever address the command itself was given.
+        let created = parley(data.path(), &database.url_text, free_port())
             .args([
                 "create-user",
                 "--email",
@@ -151,6 +152,10 @@ fn first_start_restart_create_user_and_shutdown() {
         );
         let printed = String::from_utf8(created.stdout).unwrap();
         let cli_key = zuliprc_value(&printed, "key");
+        assert_eq!(
+            zuliprc_value(&printed, "site"),
+            format!("http://127.0.0.1:{port}")
+        );
         let (status, body) = http(
             port,
             "GET",

@@ -7,7 +7,7 @@ use crate::error::{ActionError, ActionResult};
 use crate::notify::users::avatar_changed;
 use crate::uploads::{blocking, stored_image, ServedFile};
 use parley_domain::upload::{sniff_image, too_large, MAX_AVATAR_FILE_SIZE_MIB};
-use parley_domain::user::{AvatarSource, User, UserRecord, UserRecordOptions};
+use parley_domain::user::{AvatarSource, User};
 use parley_domain::RequestError;
 use parley_storage::attachments::set_avatar;
 use parley_storage::DbConn;
@@ -59,16 +59,7 @@ fn changed(conn: &mut DbConn, user: &User, source: AvatarSource) -> ActionResult
 
 /// The avatar URL everyone sees for `user`.
 fn avatar_url(ctx: &Context, user: &User) -> String {
-    UserRecord::build(
-        user,
-        None,
-        UserRecordOptions::default(),
-        &ctx.realm.host,
-        &ctx.realm.url,
-        None,
-    )
-    .avatar_url
-    .unwrap_or_default()
+    parley_wire::user::avatar_url(user, &ctx.realm.url, false).unwrap_or_default()
 }
 
 /// `DELETE /users/me/avatar`: back to the Gravatar of the caller's address (`G`), with a new

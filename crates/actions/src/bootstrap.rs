@@ -111,3 +111,17 @@ fn create_general_channel(conn: &mut DbConn, owner: &User) -> ActionResult<()> {
     )?;
     Ok(())
 }
+
+/// Records the URL the server serves at, so that commands run beside it print credentials for
+/// the running server (see [`recorded_server_url`]).
+pub async fn do_record_server_url(ctx: &Context) -> ActionResult<()> {
+    let url = ctx.realm.url.clone();
+    ctx.db
+        .transaction(move |conn| Ok(realms::set_server_url(conn, &url)?))
+        .await
+}
+
+/// The URL the server last started at, if any server has started on this database.
+pub async fn recorded_server_url(ctx: &Context) -> ActionResult<Option<String>> {
+    ctx.db.run(|conn| Ok(realms::server_url(conn)?)).await
+}

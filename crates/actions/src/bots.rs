@@ -6,18 +6,22 @@
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
 use crate::notify::channels::active_users;
-use crate::notify::users::{bot_owner_changed, full_name_changed, realm_bot_event, user_created};
+use crate::notify::to_users;
+use crate::notify::users::{
+    bot_added, bot_owner_changed, bot_updated, full_name_changed, user_created,
+};
 use crate::publish::Events;
 use crate::secrets;
 use crate::time::now;
 use crate::users::{change_role_in, check_role_change, parse_role};
 use parley_domain::user::{check_full_name, gravatar_url, BotType, EmailAddressVisibility, User};
-use parley_domain::user::{UserRecord, UserRecordOptions};
 use parley_domain::{ChannelId, RequestError, Role, UserId};
-use parley_events::Event;
 use parley_storage::bots::{self as stored, BotSettings};
 use parley_storage::users::NewUser;
 use parley_storage::{channels, users, DbConn, StorageError};
+use parley_wire as wire;
+use parley_wire::event::{BotId, RealmBotEvent};
+use parley_wire::user::{avatar_url, Bot};
 use serde_json::{json, Map, Value};
 
 /// Embedded bots this server knows by name.
@@ -73,16 +77,8 @@ pub struct CreatedBot {
 }
 
 fn avatar_of(ctx: &Context, bot: &User) -> String {
-    UserRecord::build(
-        bot,
-        None,
-        UserRecordOptions::default(),
-        &ctx.realm.host,
-        &ctx.realm.url,
-        None,
-    )
-    .avatar_url
-    .unwrap_or_else(|| gravatar_url(&bot.delivery_email, bot.avatar_version))
+    avatar_url(bot, &ctx.realm.url, false)
+        .unwrap_or_else(|| gravatar_url(&bot.delivery_email, bot.avatar_version))
 }
 
 fn channel_name(conn: &mut DbConn, id: Option<ChannelId>) -> Result<Option<String>, StorageError> {
@@ -93,55 +89,61 @@ fn channel_name(conn: &mut DbConn, id: Option<ChannelId>) -> Result<Option<Strin
 }
 
 /// The `services` list of a bot: one entry for outgoing webhook and embedded bots.
-fn services(bot: &User, settings: &BotSettings) -> Value {
+fn services(bot: &User, settings: &BotSettings) -> Vec<Value> {
     match bot.bot_type {
-        Some(BotType::OutgoingWebhook) => json!([{
+        Some(BotType::OutgoingWebhook) => vec![json!({
             "base_url": settings.service_base_url.clone().unwrap_or_default(),
             "interface": settings.service_interface.unwrap_or(1),
             "token": settings.service_token.clone().unwrap_or_default(),
-        }]),
+        })],
         Some(BotType::Embedded) => {
             let config: Value = settings
                 .service_config
                 .as_deref()
                 .and_then(|c| serde_json::from_str(c).ok())
                 .unwrap_or_else(|| json!({}));
-            json!([{
+            vec![json!({
                 "service_name": settings.service_name.clone().unwrap_or_default(),
                 "config_data": config,
-            }])
+            })]
         }
-        _ => json!([]),
+        _ => Vec::new(),
     }
 }
 
 /// A bot as `realm_bot` `add` and the `realm_bots` snapshot describe it (API key included: only
 /// its administrators receive it).
-pub(crate) fn bot_object(ctx: &Context, conn: &mut DbConn, bot: &User) -> ActionResult<Value> {
+pub(crate) fn bot_object(ctx: &Context, conn: &mut DbConn, bot: &User) -> ActionResult<Bot> {
     let settings = stored::get(conn, bot.id)?;
     let api_key = users::credentials(conn, bot.id)?
         .map(|c| c.api_key)
         .unwrap_or_default();
-    Ok(json!({
-        "email": bot.delivery_email,
-        "user_id": bot.id,
-        "full_name": bot.full_name,
-        "bot_type": bot.bot_type.map(|t| t as i64),
-        "is_active": bot.is_active,
-        "api_key": api_key,
-        "default_sending_stream": channel_name(conn, settings.default_sending_stream)?,
-        "default_events_register_stream":
-            channel_name(conn, settings.default_events_register_stream)?,
-        "default_all_public_streams": settings.default_all_public_streams,
-        "avatar_url": avatar_of(ctx, bot),
-        "services": services(bot, &settings),
-        "owner_id": bot.bot_owner_id,
-    }))
+    Ok(Bot {
+        email: bot.delivery_email.clone(),
+        user_id: bot.id,
+        full_name: bot.full_name.clone(),
+        bot_type: bot.bot_type.map(|t| t as i64),
+        is_active: bot.is_active,
+        api_key,
+        default_sending_stream: channel_name(conn, settings.default_sending_stream)?,
+        default_events_register_stream: channel_name(
+            conn,
+            settings.default_events_register_stream,
+        )?,
+        default_all_public_streams: settings.default_all_public_streams,
+        avatar_url: avatar_of(ctx, bot),
+        services: services(bot, &settings),
+        owner_id: bot.bot_owner_id,
+    })
 }
 
 /// The `realm_bots` snapshot part: every bot for administrators, else the viewer's own bots
 /// (active or not).
-pub(crate) fn realm_bots(ctx: &Context, conn: &mut DbConn, viewer: &User) -> ActionResult<Value> {
+pub(crate) fn realm_bots(
+    ctx: &Context,
+    conn: &mut DbConn,
+    viewer: &User,
+) -> ActionResult<Vec<Bot>> {
     let bots: Vec<User> = if viewer.role.is_admin() {
         users::all(conn)?.into_iter().filter(User::is_bot).collect()
     } else {
@@ -151,7 +153,7 @@ pub(crate) fn realm_bots(ctx: &Context, conn: &mut DbConn, viewer: &User) -> Act
     for bot in &bots {
         out.push(bot_object(ctx, conn, bot)?);
     }
-    Ok(Value::Array(out))
+    Ok(out)
 }
 
 fn check_creation_policy(conn: &mut DbConn, caller: &User, bot_type: BotType) -> ActionResult<()> {
@@ -209,7 +211,7 @@ fn access_channel_named(
         return Ok(None);
     }
     let policy = crate::policy::load(conn)?;
-    match crate::channels::access_channel_by_name(conn, &policy, caller, name)? {
+    match crate::access::access_channel_by_name(conn, &policy, caller, name)? {
         Some((channel, _)) => Ok(Some(channel.id)),
         None => Err(RequestError::bad_request(format!("Invalid channel name '{name}'")).into()),
     }
@@ -317,7 +319,7 @@ pub async fn create_bot(
                 events.push(event);
             }
             let object = bot_object(&ctx2, conn, &bot)?;
-            events.push(realm_bot_event(conn, &bot, "add", object)?);
+            events.push(bot_added(conn, &bot, object)?);
             Ok::<_, ActionError>((bot, settings))
         })
         .await?;
@@ -423,7 +425,7 @@ fn push_bot_update(
     let mut body = Map::new();
     body.insert("user_id".into(), json!(bot.id));
     body.insert(key.into(), value);
-    events.push(realm_bot_event(conn, bot, "update", Value::Object(body))?);
+    events.push(bot_updated(conn, bot, body)?);
     Ok(())
 }
 
@@ -457,17 +459,19 @@ fn change_owner(
     bot.bot_owner_id = Some(owner.id);
     let mut excluded = Vec::new();
     if let Some(previous) = previous.filter(|p| !p.role.is_admin() && p.is_active) {
-        events.push(Event::json(
+        events.push(to_users(
             vec![previous.id],
-            json!({"type": "realm_bot", "op": "delete", "bot": {"user_id": bot.id}}),
+            wire::Event::RealmBot(RealmBotEvent::Delete {
+                bot: BotId { user_id: bot.id },
+            }),
         ));
         excluded.push(previous.id);
     }
     if !owner.role.is_admin() {
         let object = bot_object(ctx, conn, bot)?;
-        events.push(Event::json(
+        events.push(to_users(
             vec![owner.id],
-            json!({"type": "realm_bot", "op": "add", "bot": object}),
+            wire::Event::RealmBot(RealmBotEvent::Add { bot: object }),
         ));
         excluded.push(owner.id);
     }
@@ -475,10 +479,12 @@ fn change_owner(
         .into_iter()
         .filter(|u| !excluded.contains(u))
         .collect();
-    events.push(Event::json(
+    let mut changes = Map::new();
+    changes.insert("user_id".into(), json!(bot.id));
+    changes.insert("owner_id".into(), json!(owner.id));
+    events.push(to_users(
         audience,
-        json!({"type": "realm_bot", "op": "update",
-               "bot": {"user_id": bot.id, "owner_id": owner.id}}),
+        wire::Event::RealmBot(RealmBotEvent::Update { bot: changes }),
     ));
     events.push(bot_owner_changed(conn, bot, owner.id)?);
     Ok(())
@@ -568,7 +574,7 @@ pub async fn update_bot(
                 settings.service_interface = Some(request.service_interface);
                 settings_changed = true;
                 let services = services(&bot, &settings);
-                push_bot_update(conn, events, &bot, "services", services)?;
+                push_bot_update(conn, events, &bot, "services", services.into())?;
             }
         }
         if let Some(config) = &request.config_data {
@@ -576,7 +582,7 @@ pub async fn update_bot(
                 settings.service_config = Some(Value::Object(config.clone()).to_string());
                 settings_changed = true;
                 let services = services(&bot, &settings);
-                push_bot_update(conn, events, &bot, "services", services)?;
+                push_bot_update(conn, events, &bot, "services", services.into())?;
             }
         }
         if settings_changed {

@@ -1,7 +1,8 @@
 //! Channels: creating, finding, listing, updating and archiving them.
 
+use crate::access::{access_channel_by_id, access_channel_by_name};
 use crate::context::Context;
-use crate::error::{ActionError, ActionResult};
+use crate::error::ActionResult;
 use crate::notify::channels::{
     active_users, channel_changed, default_streams, stream_archived, People, StreamUpdate,
     SubscribeEvents,
@@ -19,7 +20,9 @@ use parley_domain::user::User;
 use parley_domain::{ChannelId, ErrorCode, RequestError, UserId};
 use parley_events::Event;
 use parley_storage::{channels, subscriptions, users, DbConn, StorageError};
-use serde_json::{Map, Value};
+use parley_wire as wire;
+use parley_wire::channel::ListedChannel;
+use serde_json::Value;
 use std::collections::HashSet;
 
 /// What a new channel is created with; `None` fields take their defaults.
@@ -232,7 +235,7 @@ pub async fn create_channel(
         let channel = build_channel(conn, &policy, Some(&caller), &new)?;
         let id = insert_channel(conn, &channel)?;
         let channel = Channel { id, ..channel };
-        let targets = users_by_ids(conn, &subscribers, "subscribers")?;
+        let targets = crate::access::users_by_ids(conn, &subscribers, "subscribers")?;
         let added = subscribe_in_transaction(conn, id, &targets)?;
         let people_list = active_users(conn)?;
         let people = People {
@@ -258,63 +261,6 @@ pub async fn create_channel(
         Ok(id)
     })
     .await
-}
-
-/// The active users with these IDs, or `BAD_REQUEST` naming the first that is not one.
-pub(crate) fn users_by_ids(
-    conn: &mut DbConn,
-    ids: &[UserId],
-    var_name: &str,
-) -> ActionResult<Vec<User>> {
-    let unique: Vec<UserId> = {
-        let mut seen = HashSet::new();
-        ids.iter().copied().filter(|id| seen.insert(*id)).collect()
-    };
-    let found = users::by_ids(conn, &unique)?;
-    for id in &unique {
-        if !found.iter().any(|u| u.id == *id && u.is_active) {
-            return Err(
-                RequestError::invalid_param(var_name, format!("Invalid user ID {id}")).into(),
-            );
-        }
-    }
-    Ok(found)
-}
-
-/// A channel the user may see, with whether they are subscribed. Channels they may not see fail
-/// exactly like channels that do not exist.
-pub(crate) fn access_channel_by_id(
-    conn: &mut DbConn,
-    policy: &Policy,
-    user: &User,
-    id: ChannelId,
-) -> ActionResult<(Channel, bool)> {
-    let invalid = || ActionError::from(RequestError::bad_request("Invalid channel ID"));
-    let channel = channels::by_id(conn, id)?.ok_or_else(invalid)?;
-    let subscribed = subscriptions::is_subscribed(conn, user.id, id)?;
-    if can_access_channel_metadata(user, &channel, subscribed, &policy.groups) {
-        Ok((channel, subscribed))
-    } else {
-        Err(invalid())
-    }
-}
-
-/// Like [`access_channel_by_id`], by name; the error is `STREAM_DOES_NOT_EXIST`-free
-/// ("Invalid channel name") as the reference answers lookups.
-pub(crate) fn access_channel_by_name(
-    conn: &mut DbConn,
-    policy: &Policy,
-    user: &User,
-    name: &str,
-) -> ActionResult<Option<(Channel, bool)>> {
-    let Some(channel) = channels::by_name(conn, name)? else {
-        return Ok(None);
-    };
-    let subscribed = subscriptions::is_subscribed(conn, user.id, channel.id)?;
-    Ok(
-        can_access_channel_metadata(user, &channel, subscribed, &policy.groups)
-            .then_some((channel, subscribed)),
-    )
 }
 
 /// `GET /get_stream_id`.
@@ -354,7 +300,7 @@ pub async fn list_channels(
     ctx: &Context,
     user: User,
     filter: ChannelFilter,
-) -> ActionResult<Vec<Map<String, Value>>> {
+) -> ActionResult<Vec<ListedChannel>> {
     ctx.db
         .run(move |conn| {
             let policy = policy::load(conn)?;
@@ -381,11 +327,11 @@ pub async fn list_channels(
                     || (filter.include_default && channel.is_default);
                 if wanted {
                     let count = counts.get(&channel.id).map_or(0, |v| v.len() as i64);
-                    let mut fields = channel.api_fields(count);
-                    if filter.include_default {
-                        fields.insert("is_default".into(), channel.is_default.into());
-                    }
-                    out.push((channel.name.to_lowercase(), fields));
+                    let listed = ListedChannel {
+                        channel: wire::Channel::new(&channel, count),
+                        is_default: filter.include_default.then_some(channel.is_default),
+                    };
+                    out.push((channel.name.to_lowercase(), listed));
                 }
             }
             out.sort_by(|a, b| a.0.cmp(&b.0));
@@ -395,17 +341,13 @@ pub async fn list_channels(
 }
 
 /// `GET /streams/{stream_id}`.
-pub async fn get_channel(
-    ctx: &Context,
-    user: User,
-    id: ChannelId,
-) -> ActionResult<Map<String, Value>> {
+pub async fn get_channel(ctx: &Context, user: User, id: ChannelId) -> ActionResult<wire::Channel> {
     ctx.db
         .run(move |conn| {
             let policy = policy::load(conn)?;
             let (channel, _) = access_channel_by_id(conn, &policy, &user, id)?;
             let count = subscriptions::subscribers(conn, id)?.len() as i64;
-            Ok(channel.api_fields(count))
+            Ok(wire::Channel::new(&channel, count))
         })
         .await
 }
@@ -593,50 +535,37 @@ fn update_events(old: &Channel, new: &Channel) -> Vec<StreamUpdate> {
     let mut out = Vec::new();
     if old.name != new.name {
         // Under the name clients knew the channel by.
-        out.push(StreamUpdate {
-            name: old.name.clone(),
-            property: "name".into(),
-            value: new.name.clone().into(),
-            extra: Map::new(),
-        });
+        out.push(StreamUpdate::new(
+            &old.name,
+            "name",
+            new.name.clone().into(),
+        ));
     }
-    let mut push = |property: &str, value: Value, extra: Map<String, Value>| {
-        out.push(StreamUpdate {
-            name: new.name.clone(),
-            property: property.to_owned(),
-            value,
-            extra,
-        });
-    };
+    let update = |property: &str, value: Value| StreamUpdate::new(&new.name, property, value);
     if old.description != new.description {
-        let mut extra = Map::new();
-        extra.insert(
-            "rendered_description".into(),
-            new.rendered_description.clone().into(),
-        );
-        push("description", new.description.clone().into(), extra);
+        out.push(StreamUpdate {
+            rendered_description: Some(new.rendered_description.clone()),
+            ..update("description", new.description.clone().into())
+        });
     }
     if old.invite_only != new.invite_only
         || old.history_public_to_subscribers != new.history_public_to_subscribers
         || old.is_web_public != new.is_web_public
     {
-        let mut extra = Map::new();
-        extra.insert(
-            "history_public_to_subscribers".into(),
-            new.history_public_to_subscribers.into(),
-        );
-        extra.insert("is_web_public".into(), new.is_web_public.into());
-        push("invite_only", new.invite_only.into(), extra);
+        out.push(StreamUpdate {
+            history_public_to_subscribers: Some(new.history_public_to_subscribers),
+            is_web_public: Some(new.is_web_public),
+            ..update("invite_only", new.invite_only.into())
+        });
     }
     if old.retention != new.retention {
-        push(
+        out.push(update(
             "message_retention_days",
             new.retention.api_value().into(),
-            Map::new(),
-        );
+        ));
     }
     if old.topics_policy != new.topics_policy {
-        push("topics_policy", new.topics_policy.name().into(), Map::new());
+        out.push(update("topics_policy", new.topics_policy.name().into()));
     }
     for ((name, before), after) in ChannelPermissions::NAMES
         .iter()
@@ -644,11 +573,10 @@ fn update_events(old: &Channel, new: &Channel) -> Vec<StreamUpdate> {
         .zip(new.permissions.values())
     {
         if before != after {
-            push(
+            out.push(update(
                 name,
                 serde_json::to_value(after).unwrap_or(Value::Null),
-                Map::new(),
-            );
+            ));
         }
     }
     out
@@ -687,7 +615,7 @@ pub async fn archive_channel(ctx: &Context, user: User, id: ChannelId) -> Action
         if !audience.is_empty() {
             events.push(Event::to_users(
                 audience,
-                stream_archived(&channel, subscribers.len() as i64),
+                stream_archived(&channel, subscribers.len()),
             ));
         }
         Ok(())

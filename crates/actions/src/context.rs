@@ -1,10 +1,12 @@
 //! What every action needs: the database and where the organization lives.
 
+use crate::error::ActionResult;
 use crate::file_store::{FileStore, MemoryFileStore};
 use crate::mail::{Mailer, MemoryMailer};
-use crate::publish::EventHub;
+use crate::publish::{EventHub, Events};
 use crate::rate_limit::RateLimits;
 use parley_storage::Db;
+use parley_storage::DbConn;
 use std::sync::Arc;
 
 /// The organization's address, from the server's configuration.
@@ -37,6 +39,13 @@ impl RealmAddress {
     }
 }
 
+/// The push notification service the server forwards registrations to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PushConfig {
+    /// Base URL of the push service (bouncer).
+    pub service_url: String,
+}
+
 /// Shared state of the actions; cheap to clone.
 #[derive(Clone)]
 pub struct Context {
@@ -51,7 +60,7 @@ pub struct Context {
     /// Where outgoing mail goes.
     pub mailer: Arc<dyn Mailer>,
     /// The push notification service, when one is configured.
-    pub push: Option<crate::push_devices::PushConfig>,
+    pub push: Option<PushConfig>,
     /// Lifetime of an invitation link whose creator did not choose one, in minutes (the
     /// reference's `INVITATION_LINK_VALIDITY_MINUTES`).
     pub invitation_link_validity_minutes: i64,
@@ -108,7 +117,7 @@ impl Context {
     }
 
     /// The same context using this push notification service.
-    pub fn with_push(mut self, push: Option<crate::push_devices::PushConfig>) -> Self {
+    pub fn with_push(mut self, push: Option<PushConfig>) -> Self {
         self.push = push;
         self
     }
@@ -117,6 +126,28 @@ impl Context {
     pub fn with_limits(mut self, limits: RateLimits) -> Self {
         self.limits = Arc::new(limits);
         self
+    }
+}
+
+impl Context {
+    /// Runs `f` in one write transaction and publishes the events it recorded after the commit.
+    /// Nested calls must not happen: an action calls this once.
+    pub(crate) async fn write<F, R>(&self, f: F) -> ActionResult<R>
+    where
+        F: FnOnce(&mut DbConn, &mut Events) -> ActionResult<R> + Send + 'static,
+        R: Send + 'static,
+    {
+        let _turn = self.events.shared().await;
+        let (result, events) = self
+            .db
+            .transaction(move |conn| {
+                let mut events = Events::default();
+                let result = f(conn, &mut events)?;
+                Ok::<_, crate::error::ActionError>((result, events))
+            })
+            .await?;
+        self.events.publish(events.0);
+        Ok(result)
     }
 }
 

@@ -2,11 +2,12 @@
 //! only while the owner's `enable_drafts_synchronization` setting is on: turning it off deletes
 //! them ([`delete_all_drafts`]) and refuses every draft endpoint.
 
-use crate::channels::{access_channel_by_id, users_by_ids};
+use crate::access::{access_channel_by_id, users_by_ids};
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
-use crate::notify::personal::{draft_json, draft_removed, draft_updated, drafts_added};
+use crate::notify::personal::{draft_removed, draft_updated, drafts_added};
 use crate::policy::{self, Policy};
+use crate::present::personal::draft as draft_object;
 use crate::time::now;
 use crate::user_settings;
 use parley_domain::draft::{parse_draft, DraftInput, DraftType};
@@ -74,13 +75,16 @@ fn validate(
 }
 
 /// `GET /drafts`: the caller's drafts, least recently edited first.
-pub async fn get_drafts(ctx: &Context, user: User) -> ActionResult<Vec<Value>> {
+pub async fn get_drafts(
+    ctx: &Context,
+    user: User,
+) -> ActionResult<Vec<parley_wire::personal::Draft>> {
     ctx.db
         .run(move |conn| {
             check_enabled(conn, &user)?;
             Ok(drafts::of_user(conn, user.id, false, i64::MAX)?
                 .iter()
-                .map(draft_json)
+                .map(draft_object)
                 .collect())
         })
         .await
@@ -156,14 +160,17 @@ pub fn delete_all_drafts(conn: &mut DbConn, user: UserId) -> Result<(), StorageE
 }
 
 /// The snapshot's `drafts`: the most recently edited first, none while synchronization is off.
-pub(crate) fn snapshot(conn: &mut DbConn, user: &User) -> ActionResult<Value> {
+pub(crate) fn snapshot(
+    conn: &mut DbConn,
+    user: &User,
+) -> ActionResult<Vec<parley_wire::personal::Draft>> {
     if !user_settings::flag(conn, user, SETTING)? {
-        return Ok(Value::Array(Vec::new()));
+        return Ok(Vec::new());
     }
-    Ok(Value::Array(
+    Ok(
         drafts::of_user(conn, user.id, true, MAX_DRAFTS_IN_SNAPSHOT)?
             .iter()
-            .map(draft_json)
+            .map(draft_object)
             .collect(),
-    ))
+    )
 }

@@ -2,7 +2,7 @@
 //! links the caller manages, `DELETE /invites/multiuse/{invite_id}` revokes one. Accepting a
 //! link is in [`crate::signup`].
 
-use crate::channels::access_channel_by_id;
+use crate::access::access_channel_by_id;
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
 use crate::notify::channels::active_users;
@@ -49,7 +49,10 @@ pub(crate) fn invites_changed(conn: &mut DbConn, creator: UserId) -> ActionResul
     if !audience.contains(&creator) {
         audience.push(creator);
     }
-    Ok(Event::json(audience, json!({"type": "invites_changed"})))
+    Ok(crate::notify::to_users(
+        audience,
+        parley_wire::Event::InvitesChanged {},
+    ))
 }
 
 /// Checks the channels of a new link: each must be visible to the caller ("Invalid channel ID"

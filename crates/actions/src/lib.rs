@@ -4,6 +4,7 @@
 //! caller may see it (failing the same way as for something that does not exist), and `do_*`
 //! functions change state in one transaction. Handlers call exactly one function of this crate.
 
+pub mod access;
 pub mod alert_words;
 pub mod auth;
 pub mod avatars;
@@ -13,6 +14,7 @@ pub mod channels;
 pub mod context;
 pub mod drafts;
 pub mod email_change;
+pub mod emoji_data;
 pub mod error;
 pub mod event_queues;
 pub mod file_store;
@@ -32,6 +34,7 @@ pub mod notify;
 pub mod playgrounds;
 pub mod policy;
 pub mod presence;
+pub mod present;
 pub mod profile_fields;
 pub mod publish;
 pub mod push_devices;

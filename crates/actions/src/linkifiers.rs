@@ -4,14 +4,12 @@
 
 use crate::context::Context;
 use crate::error::ActionResult;
-use crate::notify::realm_config::{linkifier_list, linkifiers_changed};
+use crate::notify::realm_config::linkifiers_changed;
 use parley_domain::linkifier::{check_linkifier, check_reorder, duplicate_pattern};
 use parley_domain::permissions::check_is_admin;
 use parley_domain::user::User;
 use parley_domain::RequestError;
-use parley_markdown::{Linkifier, TopicLink};
 use parley_storage::{linkifiers, DbConn, StorageError};
-use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
 fn not_found() -> RequestError {
@@ -34,8 +32,8 @@ fn unique_as_duplicate<T>(result: Result<T, StorageError>) -> ActionResult<T> {
 }
 
 /// `GET /realm/linkifiers`: every linkifier in processing order; any user may read them.
-pub async fn get_linkifiers(ctx: &Context) -> ActionResult<Vec<Value>> {
-    ctx.db.run(linkifier_list).await
+pub async fn get_linkifiers(ctx: &Context) -> ActionResult<Vec<parley_wire::realm::Linkifier>> {
+    Ok(ctx.db.run(crate::present::realm::linkifiers).await?)
 }
 
 /// `POST /realm/filters`: an administrator adds a linkifier, processed after the existing ones;
@@ -117,28 +115,4 @@ pub async fn do_reorder_linkifiers(
         Ok(())
     })
     .await
-}
-
-/// The linkifiers as the Markdown renderer takes them, in processing order. Renderers load
-/// them once per rendering (see `rendering::DbLookup`).
-pub fn for_rendering(conn: &mut DbConn) -> ActionResult<Vec<Linkifier>> {
-    Ok(linkifiers::all(conn)?
-        .into_iter()
-        .map(|l| Linkifier {
-            id: l.id,
-            pattern: l.pattern,
-            url_template: l.url_template,
-        })
-        .collect())
-}
-
-/// A message's `topic_links`: the links found in its topic by these linkifiers and as bare
-/// URLs, as `[{"text", "url"}]`.
-pub fn topic_links_json(topic: &str, linkifiers: &[Linkifier]) -> Value {
-    Value::Array(
-        parley_markdown::topic_links(topic, linkifiers)
-            .into_iter()
-            .map(|TopicLink { text, url }| json!({"text": text, "url": url}))
-            .collect(),
-    )
 }

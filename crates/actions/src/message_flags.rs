@@ -1,8 +1,8 @@
 //! Per-user message flags: starring, marking read and unread, in bulk or by narrow.
 
+use crate::access::{accessible_message, invalid_message};
 use crate::context::Context;
 use crate::error::ActionResult;
-use crate::messages_read::{accessible_message, invalid_message};
 use crate::notify::messages::flags_changed;
 use crate::policy;
 use parley_domain::message::flags;
@@ -104,10 +104,7 @@ fn flags_event(
     flag: &str,
     changed: &[MessageId],
 ) -> ActionResult<parley_events::Event> {
-    let op_name = match op {
-        FlagOp::Add => "add",
-        FlagOp::Remove => "remove",
-    };
+    let add = op == FlagOp::Add;
     if op == FlagOp::Remove && flag == "read" {
         let mut details = Map::new();
         // One query for every message and the user's flags on it.
@@ -149,15 +146,9 @@ fn flags_event(
             }
             details.insert(id.0.to_string(), Value::Object(entry));
         }
-        return Ok(flags_changed(
-            user.id,
-            op_name,
-            flag,
-            changed,
-            Some(details),
-        ));
+        return Ok(flags_changed(user.id, add, flag, changed, Some(details)));
     }
-    Ok(flags_changed(user.id, op_name, flag, changed, None))
+    Ok(flags_changed(user.id, add, flag, changed, None))
 }
 
 /// `POST /messages/flags`.
@@ -218,7 +209,7 @@ pub async fn mark_read(
 ) -> ActionResult<usize> {
     ctx.write(move |conn, events| {
         let changed = messages::mark_read_where(conn, user.id, &conditions)?;
-        events.push(flags_changed(user.id, "add", "read", &changed, None));
+        events.push(flags_changed(user.id, true, "read", &changed, None));
         Ok(changed.len())
     })
     .await
@@ -234,7 +225,7 @@ pub async fn mark_channel_read(
 ) -> ActionResult<()> {
     ctx.write(move |conn, events| {
         let policy = policy::load(conn)?;
-        crate::channels::access_channel_by_id(conn, &policy, &user, channel)?;
+        crate::access::access_channel_by_id(conn, &policy, &user, channel)?;
         let mut conditions = vec![Condition::Channel(channel)];
         if let Some(topic) = &topic {
             let topic = parley_domain::message::normalize_topic(topic, "topic_name")?;
@@ -257,7 +248,7 @@ pub async fn mark_channel_read(
             }
         }
         let changed = messages::mark_read_where(conn, user.id, &conditions)?;
-        events.push(flags_changed(user.id, "add", "read", &changed, None));
+        events.push(flags_changed(user.id, true, "read", &changed, None));
         Ok(())
     })
     .await

@@ -1,8 +1,8 @@
 //! Deleting messages.
 
+use crate::access::{accessible_message, invalid_message};
 use crate::context::Context;
 use crate::error::ActionResult;
-use crate::messages_read::{accessible_message, invalid_message};
 use crate::notify::messages::{message_viewers, messages_deleted, DeletedFrom};
 use crate::policy;
 use crate::time::now;
@@ -78,7 +78,7 @@ pub async fn delete_topic(
     }
     ctx.write(move |conn, events| {
         let policy = policy::load(conn)?;
-        let (found, _) = crate::channels::access_channel_by_id(conn, &policy, &user, channel)?;
+        let (found, _) = crate::access::access_channel_by_id(conn, &policy, &user, channel)?;
         let topic = parley_domain::message::normalize_topic(&topic, "topic_name")?;
         let history = if found.is_public() || found.history_public_to_subscribers {
             vec![channel]

@@ -1,11 +1,11 @@
 //! Editing messages: new content, moves to another topic or channel (one message, it and the
 //! later ones, or the whole topic), and resolving topics.
 
-use crate::channels::access_channel_by_id;
+use crate::access::access_channel_by_id;
+use crate::access::{accessible_message, invalid_message};
 use crate::context::Context;
 use crate::error::ActionResult;
 use crate::messages_delete::TIME_LIMIT_GRACE_SECONDS;
-use crate::messages_read::{accessible_message, invalid_message};
 use crate::messages_send::check_topic_policy;
 use crate::notify::messages::{message_updated, message_viewers, messages_deleted, DeletedFrom};
 use crate::policy::{self, Policy};
@@ -22,6 +22,7 @@ use parley_domain::user::User;
 use parley_domain::{ChannelId, ErrorCode, MessageId, RequestError, UserId};
 use parley_storage::messages::{self, Audience, Condition, ContentChange, Direction};
 use parley_storage::{channels, subscriptions, DbConn};
+use parley_wire::event::UpdateMessage;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -365,8 +366,8 @@ pub async fn update_message(
         )?;
         if new_topic.is_none() && target.is_none() {
             let mut body = update_body(&user, &row, now, edited.as_ref(), None);
-            body.insert("stream_id".into(), channel.id.0.into());
-            body.insert("stream_name".into(), channel.name.clone().into());
+            body.stream_id = Some(channel.id);
+            body.stream_name = Some(channel.name.clone());
             for event in message_updated(conn, body, MessageId(row.id), &viewers)? {
                 events.push(event);
             }
@@ -447,9 +448,9 @@ pub async fn update_message(
             topic: &final_topic,
             propagate_mode: edit.propagate_mode,
             ids: &moved_sorted,
-            topic_links: crate::linkifiers::topic_links_json(
+            topic_links: crate::rendering::topic_links(
                 &final_topic,
-                &crate::linkifiers::for_rendering(conn)?,
+                &crate::rendering::linkifiers_for_rendering(conn)?,
             ),
         };
         let body = update_body(&user, &row, now, edited.as_ref(), Some(&movement));
@@ -481,9 +482,12 @@ pub async fn update_message(
     .await
 }
 
-fn detached(uploads: Vec<Value>) -> Map<String, Value> {
+fn detached(uploads: Vec<parley_wire::realm::Attachment>) -> Map<String, Value> {
     let mut out = Map::new();
-    out.insert("detached_uploads".into(), Value::Array(uploads));
+    out.insert(
+        "detached_uploads".into(),
+        serde_json::to_value(uploads).unwrap_or_default(),
+    );
     out
 }
 
@@ -496,7 +500,7 @@ struct Movement<'a> {
     propagate_mode: PropagateMode,
     ids: &'a [MessageId],
     /// The new topic's linkifier matches, as `topic_links` lists them.
-    topic_links: Value,
+    topic_links: Vec<parley_wire::message::TopicLink>,
 }
 
 /// The body of an `update_message` event (flags are added per user).
@@ -506,41 +510,26 @@ fn update_body(
     now: i64,
     edited: Option<&(String, String)>,
     movement: Option<&Movement<'_>>,
-) -> Map<String, Value> {
-    let mut body = Map::new();
-    body.insert("type".into(), "update_message".into());
-    body.insert("user_id".into(), user.id.0.into());
-    body.insert("edit_timestamp".into(), now.into());
-    body.insert("message_id".into(), row.id.into());
-    body.insert("rendering_only".into(), false.into());
-    body.insert("message_ids".into(), json!([row.id]));
+) -> UpdateMessage {
+    let mut body = UpdateMessage::new(user.id, now, MessageId(row.id));
     if let Some((content, rendered)) = edited {
-        body.insert("orig_content".into(), row.content.clone().into());
-        body.insert(
-            "orig_rendered_content".into(),
-            row.rendered_content.clone().into(),
-        );
-        body.insert("content".into(), content.clone().into());
-        body.insert("rendered_content".into(), rendered.clone().into());
-        body.insert("prev_rendered_content_version".into(), 1.into());
-        body.insert("is_me_message".into(), content.starts_with("/me ").into());
+        body.orig_content = Some(row.content.clone());
+        body.orig_rendered_content = Some(row.rendered_content.clone());
+        body.content = Some(content.clone());
+        body.rendered_content = Some(rendered.clone());
+        body.is_me_message = Some(content.starts_with("/me "));
     }
     if let Some(m) = movement {
-        body.insert("stream_id".into(), m.channel.id.0.into());
-        body.insert("stream_name".into(), m.channel.name.clone().into());
-        body.insert(
-            "message_ids".into(),
-            m.ids.iter().map(|id| id.0).collect::<Vec<_>>().into(),
-        );
-        body.insert("propagate_mode".into(), m.propagate_mode.name().into());
-        body.insert("orig_subject".into(), m.orig_topic.into());
+        body.stream_id = Some(m.channel.id);
+        body.stream_name = Some(m.channel.name.clone());
+        body.message_ids = m.ids.to_vec();
+        body.propagate_mode = Some(m.propagate_mode.name());
+        body.orig_subject = Some(m.orig_topic.to_owned());
         if m.orig_topic != m.topic {
-            body.insert("subject".into(), m.topic.into());
-            body.insert("topic_links".into(), m.topic_links.clone());
+            body.subject = Some(m.topic.to_owned());
+            body.topic_links = Some(m.topic_links.clone());
         }
-        if let Some(target) = m.target {
-            body.insert("new_stream_id".into(), target.id.0.into());
-        }
+        body.new_stream_id = m.target.map(|t| t.id);
     }
     body
 }

@@ -2,21 +2,20 @@
 //! records clients receive. A reader sees the messages they received, and the history of the
 //! channels whose history they may read, and nothing else.
 
+use crate::access::{accessible_message, history_readable, invalid_message};
 use crate::context::Context;
-use crate::error::{ActionError, ActionResult};
+use crate::error::ActionResult;
 use crate::policy::{self, Policy};
-use parley_domain::access::can_access_channel_content;
-use parley_domain::channel::Channel;
 use parley_domain::message::{flags, EMPTY_TOPIC_DISPLAY_NAME};
 use parley_domain::narrow::{
     bad_narrow, ChannelOperand, HasOperand, IsOperand, NarrowTerm, Operator, UserOperand,
 };
-use parley_domain::user::{can_access_delivery_email, gravatar_url, AvatarSource, User};
+use parley_domain::user::User;
 use parley_domain::{ChannelId, MessageId, RequestError, UserId};
 use parley_storage::messages::{self, Audience, Condition, Direction, ReadMessage};
-use parley_storage::{channels, reactions, subscriptions, users, DbConn};
+use parley_storage::{channels, subscriptions, users, DbConn};
 use serde_json::{json, Map, Value};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// The anchor's sentinel for "newest", as the reference uses it.
 pub const NEWEST_ANCHOR: i64 = 10_000_000_000_000_000;
@@ -44,24 +43,34 @@ impl Anchor {
             "newest" => Ok(Anchor::Newest),
             "oldest" => Ok(Anchor::Oldest),
             "first_unread" => Ok(Anchor::FirstUnread),
-            other => other
-                .parse::<i64>()
-                .map(|n| Anchor::Id(n.clamp(0, NEWEST_ANCHOR)))
-                .map_err(|_| RequestError::invalid_param("anchor", "Invalid anchor")),
+            other => integer_anchor(other)
+                .map(Anchor::Id)
+                .ok_or_else(|| RequestError::invalid_param("anchor", "Invalid anchor")),
         }
     }
 }
 
-/// Options for how message records are written.
-#[derive(Debug, Clone, Copy)]
-pub struct Presentation {
-    /// HTML (true) or Markdown content.
-    pub apply_markdown: bool,
-    /// Leave Gravatar URLs to the client.
-    pub client_gravatar: bool,
-    /// Show the empty topic as "" rather than its display name.
-    pub allow_empty_topic_name: bool,
+/// An integer anchor clamped to `0..=NEWEST_ANCHOR`, however many digits it has (the reference
+/// parses arbitrarily large integers and clamps them).
+fn integer_anchor(text: &str) -> Option<i64> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if negative {
+        return Some(0);
+    }
+    Some(
+        digits
+            .parse::<i64>()
+            .map_or(NEWEST_ANCHOR, |n| n.min(NEWEST_ANCHOR)),
+    )
 }
+
+pub use crate::present::messages::Presentation;
 
 /// A `GET /messages` request.
 #[derive(Debug, Clone)]
@@ -104,18 +113,6 @@ fn operand_text(operand: &UserOperand) -> String {
         UserOperand::Id(id) => id.to_string(),
         UserOperand::Email(email) => email.clone(),
     }
-}
-
-/// Whether the reader may read the whole history of a channel.
-fn history_readable(policy: &Policy, reader: &User, channel: &Channel, subscribed: bool) -> bool {
-    if reader.role.is_guest() && !subscribed {
-        return channel.is_web_public;
-    }
-    if channel.is_public() {
-        return true;
-    }
-    channel.history_public_to_subscribers
-        && can_access_channel_content(reader, channel, subscribed, &policy.groups)
 }
 
 fn resolve_narrow(
@@ -332,36 +329,6 @@ fn muted_channels(conn: &mut DbConn, reader: &User) -> ActionResult<Vec<ChannelI
         .collect())
 }
 
-/// A message the reader may see, with their flags.
-pub(crate) fn accessible_message(
-    conn: &mut DbConn,
-    policy: &Policy,
-    reader: &User,
-    id: MessageId,
-) -> ActionResult<Option<ReadMessage>> {
-    let Some(row) = messages::by_id(conn, id)? else {
-        return Ok(None);
-    };
-    let own = messages::flags_of(conn, reader.id, id)?;
-    if own.is_some() {
-        return Ok(Some(ReadMessage { row, flags: own }));
-    }
-    let Some(channel_id) = row.channel_id else {
-        return Ok(None);
-    };
-    let Some(channel) = channels::by_id(conn, ChannelId(channel_id))? else {
-        return Ok(None);
-    };
-    let subscribed = subscriptions::is_subscribed(conn, reader.id, channel.id)?;
-    Ok(history_readable(policy, reader, &channel, subscribed)
-        .then_some(ReadMessage { row, flags: None }))
-}
-
-/// The error for messages that do not exist or that the reader may not see.
-pub(crate) fn invalid_message() -> ActionError {
-    RequestError::bad_request("Invalid message(s)").into()
-}
-
 /// A page of messages around an anchor.
 pub struct Page {
     /// The resolved anchor.
@@ -411,6 +378,49 @@ fn check_query(query: &MessageQuery) -> Result<(), RequestError> {
     Ok(())
 }
 
+/// Which sides of the anchor a page reads, as the reference decides it (`limit_query_to_range`):
+/// an anchor at 0 has nothing before it, one at "newest" nothing after it, and a query for
+/// neither side still answers the anchor message itself.
+struct Window {
+    anchored_to_left: bool,
+    anchored_to_right: bool,
+    /// `num_after`, or 0 when anchored to the newest message.
+    num_after: i64,
+    need_before: bool,
+    need_after: bool,
+    /// Whether the anchor message belongs in the page.
+    want_anchor: bool,
+}
+
+impl Window {
+    fn new(anchor: i64, query: &MessageQuery) -> Window {
+        let anchored_to_left = anchor == 0;
+        let anchored_to_right = anchor >= NEWEST_ANCHOR;
+        let num_after = if anchored_to_right {
+            0
+        } else {
+            query.num_after
+        };
+        let need_before = !anchored_to_left && query.num_before > 0;
+        let need_after = num_after > 0;
+        let want_anchor =
+            !anchored_to_right && (query.include_anchor || (!need_before && !need_after));
+        Window {
+            anchored_to_left,
+            anchored_to_right,
+            num_after,
+            need_before,
+            need_after,
+            want_anchor,
+        }
+    }
+
+    /// Neither side is read, only the anchor message.
+    fn anchor_alone(&self) -> bool {
+        self.want_anchor && !self.need_before && !self.need_after
+    }
+}
+
 /// Reads the page a query selects.
 fn select_page(
     ctx: &Context,
@@ -429,33 +439,55 @@ fn select_page(
                 .unwrap_or(NEWEST_ANCHOR)
         }
     };
-    let mut before = messages::page(
-        conn,
-        &resolved.audience,
-        &resolved.conditions,
-        anchor,
-        Direction::Before,
-        false,
-        query.num_before,
-    )?;
-    let after_limit = query.num_after + i64::from(query.include_anchor);
-    let mut after = messages::page(
-        conn,
-        &resolved.audience,
-        &resolved.conditions,
-        anchor,
-        Direction::After,
-        query.include_anchor,
-        after_limit,
-    )?;
-    let found_anchor = query.include_anchor && after.first().is_some_and(|m| m.row.id == anchor);
-    if query.include_anchor && !found_anchor && after.len() as i64 > query.num_after {
-        after.truncate(query.num_after as usize);
+    let window = Window::new(anchor, query);
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    if window.need_after || window.anchor_alone() {
+        let limit = window.num_after + i64::from(window.want_anchor);
+        let direction = Direction::After;
+        after = messages::page(
+            conn,
+            &resolved.audience,
+            &resolved.conditions,
+            anchor,
+            direction,
+            window.want_anchor,
+            limit,
+        )?;
     }
-    let after_count = after.len() as i64 - i64::from(found_anchor);
-    let found_oldest = anchor == 0 || (before.len() as i64) < query.num_before;
-    let found_newest = anchor >= NEWEST_ANCHOR || after_count < query.num_after;
+    if window.need_before {
+        let with_anchor = window.want_anchor && !window.need_after;
+        let limit = query.num_before + i64::from(with_anchor);
+        let direction = Direction::Before;
+        before = messages::page(
+            conn,
+            &resolved.audience,
+            &resolved.conditions,
+            anchor,
+            direction,
+            with_anchor,
+            limit,
+        )?;
+    }
+    let anchor_row = before
+        .iter()
+        .chain(&after)
+        .position(|m| m.row.id == anchor)
+        .map(|i| {
+            if i < before.len() {
+                before.remove(i)
+            } else {
+                after.remove(i - before.len())
+            }
+        });
+    before.retain(|m| m.row.id < anchor);
+    before.truncate(query.num_before as usize);
+    after.retain(|m| m.row.id > anchor);
+    after.truncate(window.num_after as usize);
+    let found_anchor = anchor_row.is_some();
+    let found_oldest = window.anchored_to_left || (before.len() as i64) < query.num_before;
+    let found_newest = window.anchored_to_right || (after.len() as i64) < window.num_after;
     before.reverse();
+    before.extend(anchor_row);
     before.extend(after);
     Ok(Page {
         anchor,
@@ -522,7 +554,7 @@ pub async fn channel_topics(
         .run(move |conn| {
             let policy = policy::load(conn)?;
             let (found, subscribed) =
-                crate::channels::access_channel_by_id(conn, &policy, &reader, channel)?;
+                crate::access::access_channel_by_id(conn, &policy, &reader, channel)?;
             let history = if history_readable(&policy, &reader, &found, subscribed) {
                 vec![channel]
             } else {
@@ -577,174 +609,19 @@ pub async fn get_message(
         .await
 }
 
-/// Offsets that keep the three kinds of recipient IDs apart (the reference numbers all its
-/// recipients in one table; clients use the value only as a conversation key).
-const PERSONAL_RECIPIENT_BASE: i64 = 1 << 40;
-const GROUP_RECIPIENT_BASE: i64 = 2 << 40;
-
-/// Builds the message records a reader receives, loading senders, channels, conversation
-/// members and reactions once per page.
-pub(crate) fn present(
+/// The message records a reader receives (see [`crate::present::messages::messages`]).
+fn present(
     ctx: &Context,
     conn: &mut DbConn,
     reader: &User,
     list: &[ReadMessage],
     options: Presentation,
 ) -> ActionResult<Vec<Value>> {
-    let mut user_ids: HashSet<UserId> = HashSet::new();
-    let mut channel_ids: HashSet<ChannelId> = HashSet::new();
-    for message in list {
-        user_ids.insert(UserId(message.row.sender_id));
-        if let Some(c) = message.row.channel_id {
-            channel_ids.insert(ChannelId(c));
-        }
-        if let Some(key) = &message.row.dm_key {
-            user_ids.extend(parley_domain::message::dm_participants(key));
-        }
-    }
-    let people: HashMap<UserId, User> =
-        users::by_ids(conn, &user_ids.into_iter().collect::<Vec<_>>())?
-            .into_iter()
-            .map(|u| (u.id, u))
-            .collect();
-    let channel_names: HashMap<ChannelId, String> =
-        channels::by_ids(conn, &channel_ids.into_iter().collect::<Vec<_>>())?
-            .into_iter()
-            .map(|c| (c.id, c.name))
-            .collect();
-    let ids: Vec<MessageId> = list.iter().map(|m| MessageId(m.row.id)).collect();
-    let mut reactions_by: HashMap<MessageId, Vec<Value>> = HashMap::new();
-    for r in reactions::of_messages(conn, &ids)? {
-        reactions_by.entry(r.message_id).or_default().push(json!({
-            "emoji_name": r.emoji_name, "emoji_code": r.emoji_code,
-            "reaction_type": r.reaction_type, "user_id": r.user_id,
-        }));
-    }
-    let host = &ctx.realm.host;
-    let linkifier_list = crate::linkifiers::for_rendering(conn)?;
-    let mut out = Vec::with_capacity(list.len());
-    for message in list {
-        let row = &message.row;
-        let sender = people.get(&UserId(row.sender_id));
-        let mut m = Map::new();
-        m.insert("id".into(), row.id.into());
-        m.insert("sender_id".into(), row.sender_id.into());
-        m.insert(
-            "sender_full_name".into(),
-            sender
-                .map_or("Unknown user".to_owned(), |s| s.full_name.clone())
-                .into(),
-        );
-        m.insert(
-            "sender_email".into(),
-            sender
-                .map_or_else(
-                    || format!("user{}@{host}", row.sender_id),
-                    |s| s.api_email(host),
-                )
-                .into(),
-        );
-        m.insert("sender_realm_str".into(), "".into());
-        let avatar = sender.and_then(|s| match s.avatar_source {
-            AvatarSource::Gravatar
-                if options.client_gravatar && can_access_delivery_email(Some(reader), s) =>
-            {
-                None
-            }
-            AvatarSource::Gravatar => Some(gravatar_url(&s.delivery_email, s.avatar_version)),
-            AvatarSource::Uploaded => Some(format!(
-                "{}/user_avatars/{}.png?version={}",
-                ctx.realm.url, s.id, s.avatar_version
-            )),
-        });
-        m.insert("avatar_url".into(), avatar.into());
-        m.insert("client".into(), row.client.clone().into());
-        if options.apply_markdown {
-            m.insert("content".into(), row.rendered_content.clone().into());
-            m.insert("content_type".into(), "text/html".into());
-        } else {
-            m.insert("content".into(), row.content.clone().into());
-            m.insert("content_type".into(), "text/x-markdown".into());
-        }
-        m.insert("timestamp".into(), row.date_sent.into());
-        match (row.channel_id, &row.dm_key) {
-            (Some(channel), _) => {
-                m.insert("type".into(), "stream".into());
-                m.insert("stream_id".into(), channel.into());
-                m.insert(
-                    "display_recipient".into(),
-                    channel_names
-                        .get(&ChannelId(channel))
-                        .cloned()
-                        .unwrap_or_default()
-                        .into(),
-                );
-                m.insert("recipient_id".into(), channel.into());
-                let topic = if row.topic.is_empty() && !options.allow_empty_topic_name {
-                    EMPTY_TOPIC_DISPLAY_NAME.to_owned()
-                } else {
-                    row.topic.clone()
-                };
-                m.insert("subject".into(), topic.into());
-            }
-            (None, key) => {
-                m.insert("type".into(), "private".into());
-                let members = parley_domain::message::dm_participants(key.as_deref().unwrap_or(""));
-                let mut recipients: Vec<Value> = members
-                    .iter()
-                    .filter_map(|id| people.get(id))
-                    .map(|u| json!({"id": u.id, "email": u.api_email(host), "full_name": u.full_name, "is_mirror_dummy": false}))
-                    .collect();
-                recipients.sort_by(|a, b| a["email"].as_str().cmp(&b["email"].as_str()));
-                m.insert("display_recipient".into(), Value::Array(recipients));
-                let recipient_id = match (row.dm_group_id, row.recipient_user_id) {
-                    (Some(group), _) => GROUP_RECIPIENT_BASE + group,
-                    (None, Some(other)) => {
-                        // Both sides of a one-on-one conversation see the other party's ID.
-                        let shown = if other == reader.id.0 {
-                            row.sender_id
-                        } else {
-                            other
-                        };
-                        PERSONAL_RECIPIENT_BASE + shown
-                    }
-                    (None, None) => PERSONAL_RECIPIENT_BASE + row.sender_id,
-                };
-                m.insert("recipient_id".into(), recipient_id.into());
-                m.insert("subject".into(), "".into());
-            }
-        }
-        let topic_links = crate::linkifiers::topic_links_json(&row.topic, &linkifier_list);
-        m.insert("topic_links".into(), topic_links);
-        m.insert(
-            "is_me_message".into(),
-            row.content.starts_with("/me ").into(),
-        );
-        m.insert(
-            "reactions".into(),
-            Value::Array(reactions_by.remove(&MessageId(row.id)).unwrap_or_default()),
-        );
-        m.insert("submessages".into(), Value::Array(Vec::new()));
-        m.insert(
-            "flags".into(),
-            flags::names(message.effective_flags()).into(),
-        );
-        if let Some(t) = row.last_edit_time {
-            m.insert("last_edit_timestamp".into(), t.into());
-        }
-        if let Some(t) = row.last_moved_time {
-            m.insert("last_moved_timestamp".into(), t.into());
-        }
-        if let Some(history) = row
-            .edit_history
-            .as_deref()
-            .and_then(|h| serde_json::from_str::<Value>(h).ok())
-        {
-            m.insert("edit_history".into(), history);
-        }
-        out.push(Value::Object(m));
-    }
-    Ok(out)
+    let records = crate::present::messages::messages(ctx, conn, reader, list, options)?;
+    Ok(records
+        .into_iter()
+        .filter_map(|m| serde_json::to_value(m).ok())
+        .collect())
 }
 
 /// `GET /messages/matches_narrow`: which of these messages (among those the reader received)

@@ -1,6 +1,6 @@
 //! Sending messages: to a channel topic, or directly to users.
 
-use crate::channels::access_channel_by_name;
+use crate::access::access_channel_by_name;
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
 use crate::notify::{self, messages::MessageAudience};
@@ -84,7 +84,7 @@ fn channel_for_send(
             })
         }
         Destination::ChannelId(id) => {
-            match crate::channels::access_channel_by_id(conn, policy, sender, *id) {
+            match crate::access::access_channel_by_id(conn, policy, sender, *id) {
                 Ok(found) => Ok(found),
                 Err(ActionError::Request(_)) => Err(RequestError::new(
                     ErrorCode::StreamDoesNotExist,

@@ -10,7 +10,6 @@ use parley_domain::user::User;
 use parley_domain::{RequestError, UserId};
 use parley_storage::messages::{self, Condition};
 use parley_storage::{muted_users, users, DbConn};
-use serde_json::Value;
 
 /// Anyone the caller may mute or unmute: bots and deactivated people included.
 fn access_muted(conn: &mut DbConn, id: UserId) -> ActionResult<User> {
@@ -30,7 +29,7 @@ pub async fn do_mute_user(ctx: &Context, user: User, muted: UserId) -> ActionRes
         muted_users::add(conn, user.id, muted.id, now())?;
         let read = messages::mark_read_where(conn, user.id, &[Condition::Sender(muted.id)])?;
         if !read.is_empty() {
-            events.push(flags_changed(user.id, "add", "read", &read, None));
+            events.push(flags_changed(user.id, true, "read", &read, None));
         }
         let all = muted_users::of_user(conn, user.id)?;
         events.push(muted_users_changed(user.id, &all));
@@ -54,7 +53,10 @@ pub async fn do_unmute_user(ctx: &Context, user: User, muted: UserId) -> ActionR
 }
 
 /// The snapshot's `muted_users`: `[{id, timestamp}]`.
-pub(crate) fn snapshot(conn: &mut DbConn, user: UserId) -> ActionResult<Value> {
+pub(crate) fn snapshot(
+    conn: &mut DbConn,
+    user: UserId,
+) -> ActionResult<Vec<parley_wire::user::MutedUser>> {
     Ok(muted_users_list(&muted_users::of_user(conn, user)?))
 }
 

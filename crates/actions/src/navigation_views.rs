@@ -4,14 +4,15 @@
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
 use crate::notify::personal::{
-    navigation_view_added, navigation_view_json, navigation_view_removed, navigation_view_updated,
+    navigation_view_added, navigation_view_removed, navigation_view_updated,
 };
 use parley_domain::navigation_view::{check_fragment, check_name, check_name_for};
 use parley_domain::user::User;
 use parley_domain::RequestError;
 use parley_storage::navigation_views::{self, NavigationView};
 use parley_storage::{DbConn, StorageError};
-use serde_json::{Map, Value};
+use parley_wire::personal::NavigationView as WireView;
+use serde_json::Map;
 
 fn not_found() -> RequestError {
     RequestError::bad_request("Navigation view does not exist.").with_status(404)
@@ -29,15 +30,15 @@ fn duplicate_as_request_error(err: StorageError) -> ActionError {
     }
 }
 
-fn list(conn: &mut DbConn, user: &User) -> ActionResult<Vec<Value>> {
+fn list(conn: &mut DbConn, user: &User) -> ActionResult<Vec<WireView>> {
     Ok(navigation_views::of_user(conn, user.id)?
         .iter()
-        .map(navigation_view_json)
+        .map(crate::present::personal::navigation_view)
         .collect())
 }
 
 /// `GET /navigation_views`: the caller's views, in the order they were added.
-pub async fn get_navigation_views(ctx: &Context, user: User) -> ActionResult<Vec<Value>> {
+pub async fn get_navigation_views(ctx: &Context, user: User) -> ActionResult<Vec<WireView>> {
     ctx.db.run(move |conn| list(conn, &user)).await
 }
 
@@ -139,6 +140,6 @@ pub async fn do_remove_navigation_view(
 }
 
 /// The snapshot's `navigation_views`.
-pub(crate) fn snapshot(conn: &mut DbConn, user: &User) -> ActionResult<Value> {
-    Ok(Value::Array(list(conn, user)?))
+pub(crate) fn snapshot(conn: &mut DbConn, user: &User) -> ActionResult<Vec<WireView>> {
+    list(conn, user)
 }

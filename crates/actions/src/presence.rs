@@ -18,7 +18,8 @@ use parley_domain::{RequestError, UserId};
 use parley_events::{Body, Capability, Event};
 use parley_storage::presence::{self as stored, PresenceFilter};
 use parley_storage::{users, DbConn};
-use serde_json::{json, Map, Value};
+use parley_wire::event::PresenceEvent;
+use serde_json::{Map, Value};
 use std::collections::HashMap;
 
 /// The parameters of `POST /users/me/presence`.
@@ -74,25 +75,31 @@ fn presence_event(
         user.id.0.to_string(),
         presence::modern(times, user.date_joined),
     );
-    let modern = json!({"type": "presence", "presences": presences});
+    let modern = PresenceEvent {
+        presences: Some(presences),
+        user_id: None,
+        email: None,
+        server_timestamp: None,
+        presence: None,
+    };
     let mut clients = Map::new();
     clients.insert(
         LEGACY_CLIENT.into(),
         Value::Object(presence::legacy_client(times, user.date_joined)),
     );
-    let legacy = json!({
-        "type": "presence",
-        "user_id": user.id.0,
-        "email": user.api_email(host),
-        "server_timestamp": server_timestamp,
-        "presence": clients,
-    });
+    let legacy = PresenceEvent {
+        presences: None,
+        user_id: Some(user.id),
+        email: Some(user.api_email(host)),
+        server_timestamp: Some(server_timestamp),
+        presence: Some(clients),
+    };
     Ok(Some(Event::to_users(
         audience,
         Body::by_capability(
             Capability::SimplifiedPresenceEvents,
-            Body::json(modern),
-            Some(Body::json(legacy)),
+            crate::notify::body(parley_wire::Event::Presence(modern)),
+            Some(crate::notify::body(parley_wire::Event::Presence(legacy))),
         ),
     )))
 }

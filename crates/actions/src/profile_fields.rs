@@ -13,6 +13,7 @@ use parley_domain::user::User;
 use parley_domain::{ProfileFieldId, RequestError, UserId};
 use parley_storage::profile_fields::{self, FieldChange, NewProfileField, ProfileValue};
 use parley_storage::{users, DbConn, StorageError};
+use parley_wire::realm::CustomProfileField;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -20,8 +21,8 @@ use std::collections::{HashMap, HashSet};
 const MAX_SUMMARY_FIELDS: usize = 2;
 
 /// `GET /realm/profile_fields`: every field definition in display order.
-pub async fn list_profile_fields(ctx: &Context) -> ActionResult<Vec<ProfileField>> {
-    Ok(ctx.db.run(profile_fields::all).await?)
+pub async fn list_profile_fields(ctx: &Context) -> ActionResult<Vec<CustomProfileField>> {
+    Ok(ctx.db.run(crate::present::realm::profile_fields).await?)
 }
 
 /// A new field definition as requested.

@@ -2,10 +2,7 @@
 //! transaction commits, and never while a register is reading its snapshot: together these make
 //! a snapshot plus the events that follow it exactly the current state.
 
-use crate::context::Context;
-use crate::error::ActionResult;
 use parley_events::{Bus, Engine, EngineConfig, Event, InProcessBus};
-use parley_storage::DbConn;
 use std::sync::Arc;
 use tokio::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -66,27 +63,5 @@ impl Events {
     /// Adds an event.
     pub fn push(&mut self, event: Event) {
         self.0.push(event);
-    }
-}
-
-impl Context {
-    /// Runs `f` in one write transaction and publishes the events it recorded after the commit.
-    /// Nested calls must not happen: an action calls this once.
-    pub(crate) async fn write<F, R>(&self, f: F) -> ActionResult<R>
-    where
-        F: FnOnce(&mut DbConn, &mut Events) -> ActionResult<R> + Send + 'static,
-        R: Send + 'static,
-    {
-        let _turn = self.events.shared().await;
-        let (result, events) = self
-            .db
-            .transaction(move |conn| {
-                let mut events = Events::default();
-                let result = f(conn, &mut events)?;
-                Ok::<_, crate::error::ActionError>((result, events))
-            })
-            .await?;
-        self.events.publish(events.0);
-        Ok(result)
     }
 }

@@ -10,12 +10,7 @@ use parley_domain::user::User;
 use parley_domain::{ErrorCode, RequestError};
 use parley_storage::push_devices;
 
-/// The push notification service the server forwards registrations to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PushConfig {
-    /// Base URL of the push service (bouncer).
-    pub service_url: String,
-}
+pub use crate::context::PushConfig;
 
 /// `PUSH_SERVICE_NOT_CONFIGURED` (400).
 pub fn not_configured() -> RequestError {

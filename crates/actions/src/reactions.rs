@@ -1,8 +1,8 @@
 //! Emoji reactions.
 
+use crate::access::{accessible_message, invalid_message};
 use crate::context::Context;
 use crate::error::ActionResult;
-use crate::messages_read::{accessible_message, invalid_message};
 use crate::notify::messages::{message_viewers, reaction_changed};
 use crate::policy;
 use parley_domain::message::flags;
@@ -126,7 +126,7 @@ pub async fn add_reaction(
             other => other?,
         }
         let audience = message_viewers(conn, &found.row)?;
-        events.push(reaction_changed(&ctx2, "add", &user, &reaction, audience));
+        events.push(reaction_changed(&ctx2, true, &user, &reaction, audience));
         Ok(())
     })
     .await
@@ -175,9 +175,7 @@ pub async fn remove_reaction(
         }
         if let Some(reaction) = existing {
             let audience = message_viewers(conn, &found.row)?;
-            events.push(reaction_changed(
-                &ctx2, "remove", &user, &reaction, audience,
-            ));
+            events.push(reaction_changed(&ctx2, false, &user, &reaction, audience));
         }
         Ok(())
     })

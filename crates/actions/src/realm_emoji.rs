@@ -3,35 +3,29 @@
 
 use crate::context::Context;
 use crate::error::ActionResult;
-use crate::notify::uploads::{realm_emoji_map, realm_emoji_updated};
+use crate::notify::uploads::realm_emoji_updated;
 use crate::policy;
 use crate::uploads::{realm_id, stored_image, ServedFile};
-use parley_domain::realm_emoji::{check_name, image_url, normalize_name, store_path};
+use parley_domain::realm_emoji::{check_name, normalize_name, store_path};
 use parley_domain::upload::{image_extension, sniff_image, too_large, MAX_EMOJI_FILE_SIZE_MIB};
 use parley_domain::user::User;
 use parley_domain::RequestError;
 use parley_storage::realm_emoji::{self, RealmEmojiRow};
 use parley_storage::DbConn;
-use serde_json::Value;
+use parley_wire::realm::RealmEmojiMap;
 
 fn does_not_exist(name: &str) -> RequestError {
     RequestError::bad_request(format!("Emoji '{name}' does not exist")).with_status(404)
 }
 
 /// Every custom emoji keyed by ID, as the API shows them.
-fn all_json(conn: &mut DbConn) -> ActionResult<Value> {
-    let realm = realm_id(conn)?;
-    Ok(realm_emoji_map(realm, &realm_emoji::all(conn)?))
+fn all_json(conn: &mut DbConn) -> ActionResult<RealmEmojiMap> {
+    Ok(crate::present::realm::realm_emoji(conn)?)
 }
 
 /// `GET /realm/emoji`: every custom emoji, active or deactivated, keyed by ID.
-pub async fn get_realm_emoji(ctx: &Context) -> ActionResult<Value> {
+pub async fn get_realm_emoji(ctx: &Context) -> ActionResult<RealmEmojiMap> {
     ctx.db.run(all_json).await
-}
-
-/// The snapshot's `realm_emoji`.
-pub(crate) fn snapshot(conn: &mut DbConn) -> ActionResult<Value> {
-    all_json(conn)
 }
 
 /// `POST /realm/emoji/{emoji_name}`: adds a custom emoji with this image. The name is checked
@@ -192,17 +186,6 @@ pub async fn emoji_image(ctx: &Context, realm: i64, file: &str) -> ActionResult<
     Ok(stored_image(&ctx.files, path, emoji.file_name)
         .await?
         .ok_or_else(not_found)?)
-}
-
-/// The active custom emoji of this name, for rendering `:name:`.
-pub(crate) fn for_rendering(conn: &mut DbConn, name: &str) -> Option<parley_markdown::RealmEmoji> {
-    let emoji = realm_emoji::active_by_name(conn, name).ok()??;
-    let realm = realm_id(conn).ok()?;
-    Some(parley_markdown::RealmEmoji {
-        id: emoji.id.to_string(),
-        name: emoji.name.clone(),
-        url: image_url(realm, &emoji.file_name),
-    })
 }
 
 /// The active custom emoji of this name, if any (a name alone in a reaction or status means

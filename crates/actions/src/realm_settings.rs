@@ -69,7 +69,6 @@ pub async fn do_update_realm(
     if update.is_empty() {
         return Ok(Map::new());
     }
-    let url = ctx.realm.url.clone();
     ctx.write(move |conn, events| {
         let realm =
             realms::get(conn)?.ok_or_else(|| crate::ActionError::Internal("no realm".into()))?;
@@ -82,7 +81,7 @@ pub async fn do_update_realm(
                 continue;
             }
             store(conn, spec, value)?;
-            events.push(setting_event(conn, &url, spec, value));
+            events.push(setting_event(spec, value));
             let reported = if value.is_string() {
                 Value::from("updated")
             } else {
@@ -157,24 +156,12 @@ fn store(conn: &mut DbConn, spec: &RealmSetting, value: &Value) -> ActionResult<
 }
 
 /// The event a change of `spec` to `value` sends, in the reference's shape for that setting.
-fn setting_event(
-    conn: &mut DbConn,
-    url: &str,
-    spec: &RealmSetting,
-    value: &Value,
-) -> parley_events::Event {
+fn setting_event(spec: &RealmSetting, value: &Value) -> parley_events::Event {
     let mut data = Map::new();
     data.insert(spec.name.to_owned(), value.clone());
-    match spec.name {
-        "description" => {
-            let html = crate::rendering::render(conn, url, value.as_str().unwrap_or_default()).html;
-            data.insert("rendered_description".into(), html.into());
-        }
-        "topics_policy" => {
-            let mandatory = value.as_str() == Some("disable_empty_topic");
-            data.insert("mandatory_topics".into(), mandatory.into());
-        }
-        _ => {}
+    if spec.name == "topics_policy" {
+        let mandatory = value.as_str() == Some("disable_empty_topic");
+        data.insert("mandatory_topics".into(), mandatory.into());
     }
     match spec.event {
         EventStyle::UpdateDict => realm_update_dict(data),

@@ -5,7 +5,7 @@ use parley_markdown::{
     Camo, Linkifier, Lookup, MentionChannel, MentionGroup, MentionUser, RealmEmoji, Rendered,
     UploadedImage,
 };
-use parley_storage::{channels, users, DbConn};
+use parley_storage::{channels, users, DbConn, StorageError};
 use std::cell::RefCell;
 
 /// A [`Lookup`] over the database, for one rendering inside a transaction.
@@ -83,13 +83,13 @@ impl Lookup for DbLookup<'_> {
 
     fn realm_emoji(&self, name: &str) -> Option<RealmEmoji> {
         let mut conn = self.conn.borrow_mut();
-        crate::realm_emoji::for_rendering(&mut conn, name)
+        realm_emoji_for_rendering(&mut conn, name)
     }
 
     fn linkifiers(&self) -> &[Linkifier] {
         self.linkifiers.get_or_init(|| {
             let mut conn = self.conn.borrow_mut();
-            crate::linkifiers::for_rendering(&mut conn).unwrap_or_default()
+            linkifiers_for_rendering(&mut conn).unwrap_or_default()
         })
     }
 
@@ -145,4 +145,40 @@ pub async fn preview(ctx: &crate::Context, content: String) -> crate::error::Act
     ctx.db
         .run(move |conn| Ok(render_message(conn, &url, camo.as_ref(), &content).html))
         .await
+}
+
+/// The linkifiers as the Markdown renderer takes them, in processing order. Renderers load
+/// them once per rendering (see [`DbLookup`]).
+pub fn linkifiers_for_rendering(conn: &mut DbConn) -> Result<Vec<Linkifier>, StorageError> {
+    Ok(parley_storage::linkifiers::all(conn)?
+        .into_iter()
+        .map(|l| Linkifier {
+            id: l.id,
+            pattern: l.pattern,
+            url_template: l.url_template,
+        })
+        .collect())
+}
+
+/// The active custom emoji of this name, as the renderer takes it.
+fn realm_emoji_for_rendering(conn: &mut DbConn, name: &str) -> Option<RealmEmoji> {
+    let emoji = parley_storage::realm_emoji::active_by_name(conn, name).ok()??;
+    let realm = crate::present::realm::realm_id(conn).ok()?;
+    Some(RealmEmoji {
+        id: emoji.id.to_string(),
+        name: emoji.name.clone(),
+        url: parley_domain::realm_emoji::image_url(realm, &emoji.file_name),
+    })
+}
+
+/// A message's `topic_links`: the links found in its topic by these linkifiers and as bare
+/// URLs.
+pub fn topic_links(topic: &str, linkifiers: &[Linkifier]) -> Vec<parley_wire::message::TopicLink> {
+    parley_markdown::topic_links(topic, linkifiers)
+        .into_iter()
+        .map(|link| parley_wire::message::TopicLink {
+            text: link.text,
+            url: link.url,
+        })
+        .collect()
 }

@@ -2,30 +2,28 @@
 
 use crate::context::Context;
 use crate::error::ActionResult;
-use crate::notify::personal::{
-    saved_snippet_added, saved_snippet_json, saved_snippet_removed, saved_snippet_updated,
-};
+use crate::notify::personal::{saved_snippet_added, saved_snippet_removed, saved_snippet_updated};
 use crate::time::now;
 use parley_domain::saved_snippet::{check_content, check_title};
 use parley_domain::user::User;
 use parley_domain::RequestError;
 use parley_storage::saved_snippets;
 use parley_storage::DbConn;
-use serde_json::Value;
+use parley_wire::personal::SavedSnippet as WireSnippet;
 
 fn not_found() -> RequestError {
     RequestError::bad_request("Saved snippet does not exist.").with_status(404)
 }
 
-fn list(conn: &mut DbConn, user: &User) -> ActionResult<Vec<Value>> {
+fn list(conn: &mut DbConn, user: &User) -> ActionResult<Vec<WireSnippet>> {
     Ok(saved_snippets::of_user(conn, user.id)?
         .iter()
-        .map(saved_snippet_json)
+        .map(crate::present::personal::saved_snippet)
         .collect())
 }
 
 /// `GET /saved_snippets`: the caller's snippets, oldest first.
-pub async fn get_saved_snippets(ctx: &Context, user: User) -> ActionResult<Vec<Value>> {
+pub async fn get_saved_snippets(ctx: &Context, user: User) -> ActionResult<Vec<WireSnippet>> {
     ctx.db.run(move |conn| list(conn, &user)).await
 }
 
@@ -88,6 +86,6 @@ pub async fn do_delete_saved_snippet(ctx: &Context, user: User, id: i64) -> Acti
 }
 
 /// The snapshot's `saved_snippets`.
-pub(crate) fn snapshot(conn: &mut DbConn, user: &User) -> ActionResult<Value> {
-    Ok(Value::Array(list(conn, user)?))
+pub(crate) fn snapshot(conn: &mut DbConn, user: &User) -> ActionResult<Vec<WireSnippet>> {
+    list(conn, user)
 }

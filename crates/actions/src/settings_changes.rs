@@ -4,6 +4,7 @@
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
 use crate::notify::channels::active_users;
+use crate::notify::{body, to_users};
 use crate::publish::Events;
 use crate::secrets;
 use crate::user_settings::Settings;
@@ -15,7 +16,9 @@ use parley_domain::user::{
 use parley_domain::RequestError;
 use parley_events::{Body, Capability, Event};
 use parley_storage::{settings as stored, users, DbConn};
-use serde_json::{json, Map, Value};
+use parley_wire as wire;
+use parley_wire::event::{PersonUpdate, SettingEvent};
+use serde_json::{Map, Value};
 
 /// A `PATCH /settings` request: raw setting values by name, and the account fields.
 #[derive(Debug, Clone, Default)]
@@ -47,49 +50,45 @@ pub fn default_settings() -> impl Iterator<Item = &'static SettingSpec> {
 /// The events of one changed setting: `user_settings` `update`, plus the legacy event for
 /// clients without `user_settings_object`.
 fn setting_events(user: &User, host: &str, spec: &SettingSpec, value: &Value) -> Event {
-    let mut modern = json!({
-        "type": "user_settings", "op": "update", "property": spec.name, "value": value,
-    });
-    let language = (spec.name == "default_language")
+    let language_name = (spec.name == "default_language")
         .then(|| value.as_str().and_then(language_name))
-        .flatten();
-    if let Some(name) = language {
-        modern["language_name"] = name.into();
-    }
+        .flatten()
+        .map(str::to_owned);
+    let modern = body(wire::Event::UserSettings(SettingEvent {
+        op: "update",
+        property: spec.name.to_owned(),
+        value: value.clone(),
+        language_name: language_name.clone(),
+    }));
     let legacy = match spec.legacy {
-        LegacyGroup::Display => {
-            let mut body = json!({
-                "type": "update_display_settings", "user": user.api_email(host),
-                "setting_name": spec.name, "setting": value,
-            });
-            if let Some(name) = language {
-                body["language_name"] = name.into();
-            }
-            Some(body)
-        }
-        LegacyGroup::Notification => Some(json!({
-            "type": "update_global_notifications", "user": user.api_email(host),
-            "notification_name": spec.name, "setting": value,
-        })),
+        LegacyGroup::Display => Some(wire::Event::UpdateDisplaySettings {
+            user: user.api_email(host),
+            setting_name: spec.name.to_owned(),
+            setting: value.clone(),
+            language_name,
+        }),
+        LegacyGroup::Notification => Some(wire::Event::UpdateGlobalNotifications {
+            user: user.api_email(host),
+            notification_name: spec.name.to_owned(),
+            setting: value.clone(),
+        }),
         LegacyGroup::None => None,
     };
-    let modern = Body::json(modern);
     let body = match legacy {
         Some(legacy) => Body::by_capability(
             Capability::UserSettingsObject,
             modern.clone(),
-            Some(Body::Many(vec![modern, Body::json(legacy)])),
+            Some(Body::Many(vec![modern, body(legacy)])),
         ),
         None => modern,
     };
     Event::to_users(vec![user.id], body)
 }
 
-/// `realm_user` `update` of the user `person.user_id` names, to the users who can access them
-/// (one constructor serves every form: `notify::users::person_update`).
-fn realm_user_update(conn: &mut DbConn, person: Value) -> ActionResult<Event> {
-    let id = parley_domain::UserId(person["user_id"].as_i64().unwrap_or_default());
-    let target = users::by_id(conn, id)?
+/// `realm_user` `update` of `user` (as stored now), to the users who can access them (one
+/// constructor serves every form: `notify::users::person_update`).
+fn realm_user_update(conn: &mut DbConn, user: &User, person: PersonUpdate) -> ActionResult<Event> {
+    let target = users::by_id(conn, user.id)?
         .ok_or_else(|| ActionError::Internal("changed user vanished".into()))?;
     crate::notify::users::person_update(conn, &target, person)
 }
@@ -110,10 +109,12 @@ fn apply_setting(
             return Ok(());
         }
         users::set_timezone(conn, user.id, zone)?;
-        events.push(realm_user_update(
-            conn,
-            json!({"user_id": user.id, "email": user.api_email(&ctx.realm.host), "timezone": zone}),
-        )?);
+        let person = PersonUpdate::Timezone {
+            user_id: user.id,
+            email: user.api_email(&ctx.realm.host),
+            timezone: zone.to_owned(),
+        };
+        events.push(realm_user_update(conn, user, person)?);
     } else {
         if current.get(user.id, spec.name).as_ref() == Some(&value) {
             return Ok(());
@@ -161,15 +162,20 @@ fn change_email_visibility(
         events.push(event);
     }
     if user.api_email(host) != after.api_email(host) {
-        events.push(realm_user_update(
-            conn,
-            json!({"user_id": user.id, "new_email": after.api_email(host)}),
-        )?);
+        let person = PersonUpdate::Email {
+            user_id: user.id,
+            new_email: after.api_email(host),
+        };
+        events.push(realm_user_update(conn, user, person)?);
     }
-    events.push(Event::json(
+    events.push(to_users(
         vec![user.id],
-        json!({"type": "user_settings", "op": "update",
-               "property": "email_address_visibility", "value": visibility as i64}),
+        wire::Event::UserSettings(SettingEvent {
+            op: "update",
+            property: "email_address_visibility".into(),
+            value: (visibility as i64).into(),
+            language_name: None,
+        }),
     ));
     Ok(())
 }
@@ -243,10 +249,11 @@ pub async fn do_update_settings(
         }
         if let Some(name) = full_name.filter(|n| *n != user.full_name) {
             users::set_full_name(conn, user.id, &name)?;
-            events.push(realm_user_update(
-                conn,
-                json!({"user_id": user.id, "full_name": name}),
-            )?);
+            let person = PersonUpdate::FullName {
+                user_id: user.id,
+                full_name: name.clone(),
+            };
+            events.push(realm_user_update(conn, &user, person)?);
         }
         if let Some(visibility) = visibility.filter(|v| *v != user.email_address_visibility) {
             change_email_visibility(&ctx2, conn, events, &user, visibility)?;
@@ -314,11 +321,13 @@ pub async fn do_update_realm_defaults(
                 continue;
             }
             stored::set_realm_default(conn, spec.name, &value.to_string())?;
-            events.push(Event::json(
+            events.push(to_users(
                 everyone.clone(),
-                json!({
-                    "type": "realm_user_settings_defaults", "op": "update",
-                    "property": spec.name, "value": value,
+                wire::Event::RealmUserSettingsDefaults(SettingEvent {
+                    op: "update",
+                    property: spec.name.to_owned(),
+                    value,
+                    language_name: None,
                 }),
             ));
         }

@@ -1,13 +1,13 @@
 //! Subscriptions: joining and leaving channels (oneself or others), listing them, and their
 //! per-user settings.
 
-use crate::channels::{
-    access_channel_by_id, access_channel_by_name, build_channel, insert_channel, NewChannel,
-};
+use crate::access::{access_channel_by_id, access_channel_by_name};
+use crate::channels::{build_channel, insert_channel, NewChannel};
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
 use crate::notify::channels::{
-    active_users, default_streams, subscription_update, People, SubscribeEvents, UnsubscribeEvents,
+    active_users, default_streams, inherited_notifications, subscription_update, People,
+    SubscribeEvents, UnsubscribeEvents,
 };
 use crate::policy::{self, Policy};
 use crate::publish::Events;
@@ -19,7 +19,8 @@ use parley_domain::user::User;
 use parley_domain::{ChannelId, RequestError, UserId};
 use parley_events::Event;
 use parley_storage::{channels, subscriptions, users, DbConn};
-use serde_json::{Map, Value};
+use parley_wire::Subscription;
+use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 
 /// Subscribes users inside an existing transaction; new rows get the next palette color of each
@@ -321,7 +322,7 @@ pub async fn list_subscriptions(
     ctx: &Context,
     user: User,
     include_subscribers: bool,
-) -> ActionResult<Vec<Map<String, Value>>> {
+) -> ActionResult<Vec<Subscription>> {
     ctx.db
         .run(move |conn| {
             let rows: Vec<_> = subscriptions::of_user(conn, user.id)?
@@ -343,76 +344,17 @@ pub async fn list_subscriptions(
                     continue;
                 }
                 let subscribers = all.get(&channel.id).cloned().unwrap_or_default();
-                out.push((
-                    channel.name.to_lowercase(),
-                    subscription_object(channel, &row.settings, &subscribers, include_subscribers),
-                ));
+                let mut object =
+                    Subscription::new(channel, &row.settings, subscribers.len() as i64);
+                if include_subscribers {
+                    object.subscribers.subscribers = Some(subscribers);
+                }
+                out.push((channel.name.to_lowercase(), object));
             }
             out.sort_by(|a, b| a.0.cmp(&b.0));
             Ok(out.into_iter().map(|(_, fields)| fields).collect())
         })
         .await
-}
-
-/// A subscription as the API shows it: the channel's fields and the user's settings.
-pub fn subscription_object(
-    channel: &Channel,
-    settings: &SubscriptionSettings,
-    subscribers: &[UserId],
-    include_subscribers: bool,
-) -> Map<String, Value> {
-    let mut fields = channel.api_fields(subscribers.len() as i64);
-    if let Ok(Value::Object(settings)) = serde_json::to_value(settings) {
-        fields.extend(settings);
-    }
-    fields.insert("in_home_view".into(), (!settings.is_muted).into());
-    if include_subscribers {
-        fields.insert(
-            "subscribers".into(),
-            subscribers.iter().map(|u| u.0).collect::<Vec<_>>().into(),
-        );
-    }
-    fields
-}
-
-/// Per-channel notification settings and the personal settings they inherit from when null.
-const INHERITED_NOTIFICATION_SETTINGS: [(&str, &str); 5] = [
-    (
-        "desktop_notifications",
-        "enable_stream_desktop_notifications",
-    ),
-    (
-        "audible_notifications",
-        "enable_stream_audible_notifications",
-    ),
-    ("push_notifications", "enable_stream_push_notifications"),
-    ("email_notifications", "enable_stream_email_notifications"),
-    ("wildcard_mentions_notify", "wildcard_mentions_notify"),
-];
-
-/// The personal setting a null per-channel notification setting inherits, for clients without
-/// `notification_settings_null`, which expect booleans.
-pub(crate) fn inherited_value(settings: &Map<String, Value>, property: &str) -> Option<Value> {
-    let (_, personal) = INHERITED_NOTIFICATION_SETTINGS
-        .iter()
-        .find(|(name, _)| *name == property)?;
-    settings.get(*personal).cloned()
-}
-
-/// A subscription object with null notification settings replaced by the user's own settings
-/// (`settings`: the user's effective settings).
-pub(crate) fn with_inherited_notifications(
-    settings: &Map<String, Value>,
-    mut fields: Map<String, Value>,
-) -> Map<String, Value> {
-    for (name, _) in INHERITED_NOTIFICATION_SETTINGS {
-        if fields.get(name).is_some_and(Value::is_null) {
-            if let Some(value) = inherited_value(settings, name) {
-                fields.insert(name.to_owned(), value);
-            }
-        }
-    }
-    fields
 }
 
 /// One change of `PATCH /users/me/subscriptions/properties`.
@@ -479,7 +421,8 @@ pub async fn update_properties(
     changes: Vec<PropertyChange>,
 ) -> ActionResult<()> {
     ctx.write(move |conn, events| {
-        let personal = crate::user_settings::effective_settings(conn, &user)?;
+        let personal =
+            inherited_notifications(&crate::user_settings::effective_settings(conn, &user)?);
         for change in &changes {
             let Some(mut row) =
                 subscriptions::get(conn, user.id, change.stream_id)?.filter(|s| s.active)
@@ -493,11 +436,16 @@ pub async fn update_properties(
             apply_property(&mut row.settings, change)?;
             subscriptions::set_settings(conn, user.id, change.stream_id, &row.settings)?;
             for (property, value) in property_events(&row.settings, &change.property) {
-                let body = match inherited_value(&personal, property).filter(|_| value.is_null()) {
+                let inherited = personal.for_property(property).filter(|_| value.is_null());
+                let body = match inherited {
                     Some(inherited) => parley_events::Body::by_capability(
                         parley_events::Capability::NotificationSettingsNull,
                         subscription_update(change.stream_id, property, value),
-                        Some(subscription_update(change.stream_id, property, inherited)),
+                        Some(subscription_update(
+                            change.stream_id,
+                            property,
+                            inherited.into(),
+                        )),
                     ),
                     None => subscription_update(change.stream_id, property, value),
                 };

@@ -3,9 +3,10 @@
 //! `receives_typing_notifications` is on get them, and typing in a channel reaches only clients
 //! that declared `stream_typing_notifications`.
 
+use crate::access::{accessible_message, invalid_message};
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
-use crate::messages_read::{accessible_message, invalid_message};
+use crate::notify::{body, to_users};
 use crate::policy;
 use crate::time::now;
 use crate::user_settings::{flag, Settings};
@@ -15,7 +16,9 @@ use parley_domain::user::User;
 use parley_domain::{ChannelId, MessageId, RequestError, UserId};
 use parley_events::{Body, Capability, Event};
 use parley_storage::{channels, subscriptions, users, DbConn};
-use serde_json::{json, Value};
+use parley_wire as wire;
+use parley_wire::event::{EditRecipient, TypingEditEvent, TypingEvent};
+use parley_wire::user::PersonRef;
 
 /// Channels with more subscribers than this get no typing notifications (they would cost much
 /// and say little).
@@ -63,8 +66,12 @@ pub struct TypingRequest {
     pub topic: Option<String>,
 }
 
-fn user_ref(user: &User, host: &str) -> Value {
-    json!({"user_id": user.id.0, "email": user.api_email(host)})
+fn user_ref(user: &User, host: &str) -> PersonRef {
+    PersonRef {
+        user_id: user.id,
+        email: user.api_email(host),
+        full_name: None,
+    }
 }
 
 /// Of these users, those who are active and want typing notifications.
@@ -105,13 +112,38 @@ fn disabled(what: &str) -> ActionError {
 
 /// A channel typing event's body: clients without `empty_topic_name` see the empty topic under
 /// its display name.
-fn channel_typing_body(mut body: Value, topic: &str) -> Body {
-    if !topic.is_empty() {
-        return Body::json(body);
+fn channel_typing_body(event: TypingEvent) -> Body {
+    if event.topic.as_deref() != Some("") {
+        return body(wire::Event::Typing(event));
     }
-    let modern = Body::json(body.clone());
-    body["topic"] = EMPTY_TOPIC_DISPLAY_NAME.into();
-    Body::by_capability(Capability::EmptyTopicName, modern, Some(Body::json(body)))
+    let shown = TypingEvent {
+        topic: Some(EMPTY_TOPIC_DISPLAY_NAME.into()),
+        ..event.clone()
+    };
+    Body::by_capability(
+        Capability::EmptyTopicName,
+        body(wire::Event::Typing(event)),
+        Some(body(wire::Event::Typing(shown))),
+    )
+}
+
+/// `typing_edit_message` to `audience`.
+fn edit_typing(
+    audience: Vec<UserId>,
+    op: TypingOp,
+    user: &User,
+    message_id: MessageId,
+    recipient: EditRecipient,
+) -> Event {
+    to_users(
+        audience,
+        wire::Event::TypingEditMessage(TypingEditEvent {
+            op: op.as_str(),
+            sender_id: user.id,
+            message_id,
+            recipient,
+        }),
+    )
 }
 
 /// Publishes events that change no stored state, under the same gate as committed writes so
@@ -146,7 +178,7 @@ pub async fn send_typing(ctx: &Context, sender: User, request: TypingRequest) ->
                 }
                 let policy = policy::load(conn)?;
                 let (channel, subscribed) =
-                    crate::channels::access_channel_by_id(conn, &policy, &sender, channel_id)?;
+                    crate::access::access_channel_by_id(conn, &policy, &sender, channel_id)?;
                 if channel.is_archived
                     || !can_access_channel_content(&sender, &channel, subscribed, &policy.groups)
                 {
@@ -166,19 +198,19 @@ pub async fn send_typing(ctx: &Context, sender: User, request: TypingRequest) ->
                     .into());
                 }
                 let audience = channel_receivers(conn, channel.id)?;
-                let body = json!({
-                    "type": "typing",
-                    "op": op.as_str(),
-                    "message_type": "stream",
-                    "sender": user_ref(&sender, &host),
-                    "stream_id": channel.id.0,
-                    "topic": topic,
-                });
+                let event = TypingEvent {
+                    op: op.as_str(),
+                    message_type: "stream",
+                    sender: user_ref(&sender, &host),
+                    recipients: None,
+                    stream_id: Some(channel.id),
+                    topic: Some(topic),
+                };
                 Ok::<_, ActionError>(Event::to_users(
                     audience,
                     Body::by_capability(
                         Capability::StreamTypingNotifications,
-                        channel_typing_body(body, &topic),
+                        channel_typing_body(event),
                         None,
                     ),
                 ))
@@ -216,15 +248,16 @@ pub async fn send_typing(ctx: &Context, sender: User, request: TypingRequest) ->
                     })?;
                     recipients.push(user);
                 }
-                let body = json!({
-                    "type": "typing",
-                    "op": op.as_str(),
-                    "message_type": "direct",
-                    "sender": user_ref(&sender, &host),
-                    "recipients": recipients.iter().map(|u| user_ref(u, &host)).collect::<Vec<_>>(),
+                let event = wire::Event::Typing(TypingEvent {
+                    op: op.as_str(),
+                    message_type: "direct",
+                    sender: user_ref(&sender, &host),
+                    recipients: Some(recipients.iter().map(|u| user_ref(u, &host)).collect()),
+                    stream_id: None,
+                    topic: None,
                 });
                 let audience = receivers(conn, recipients.iter().copied())?;
-                Ok::<_, ActionError>(Event::json(audience, body))
+                Ok::<_, ActionError>(to_users(audience, event))
             })
             .await?
     };
@@ -262,20 +295,11 @@ pub async fn send_edit_typing(
                         return Err(disabled("channel"));
                     }
                     let audience = channel_receivers(conn, ChannelId(channel_id))?;
-                    Event::json(
-                        audience,
-                        json!({
-                            "type": "typing_edit_message",
-                            "op": op.as_str(),
-                            "sender_id": user.id.0,
-                            "message_id": message_id.0,
-                            "recipient": {
-                                "type": "channel",
-                                "channel_id": channel_id,
-                                "topic": row.topic,
-                            },
-                        }),
-                    )
+                    let recipient = EditRecipient::Channel {
+                        channel_id: ChannelId(channel_id),
+                        topic: row.topic.clone(),
+                    };
+                    edit_typing(audience, op, &user, message_id, recipient)
                 }
                 None => {
                     if !flag(conn, &user, "send_private_typing_notifications")? {
@@ -291,17 +315,10 @@ pub async fn send_edit_typing(
                     }
                     let people = users::by_ids(conn, &participants)?;
                     let audience = receivers(conn, &people)?;
-                    let ids: Vec<i64> = audience.iter().map(|u| u.0).collect();
-                    Event::json(
-                        audience,
-                        json!({
-                            "type": "typing_edit_message",
-                            "op": op.as_str(),
-                            "sender_id": user.id.0,
-                            "message_id": message_id.0,
-                            "recipient": {"type": "direct", "user_ids": ids},
-                        }),
-                    )
+                    let recipient = EditRecipient::Direct {
+                        user_ids: audience.clone(),
+                    };
+                    edit_typing(audience, op, &user, message_id, recipient)
                 }
             };
             Ok::<_, ActionError>(event)

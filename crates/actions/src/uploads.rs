@@ -5,12 +5,13 @@
 //! message whose history they may read, or a direct message they are in): the message access
 //! rules of [`crate::messages_read`] are reused, not repeated.
 
+use crate::access::accessible_message;
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
 use crate::file_store::{FileStore, FileWriter};
-use crate::messages_read::accessible_message;
-use crate::notify::uploads::{attachment_changed, attachment_json, attachment_removed};
+use crate::notify::uploads::{attachment_changed, attachment_removed};
 use crate::policy;
+use crate::present::realm::attachment as attachment_object;
 use crate::publish::Events;
 use crate::time::now;
 use parley_domain::thumbnail::{
@@ -24,10 +25,10 @@ use parley_domain::user::User;
 use parley_domain::{MessageId, RequestError, UserId};
 use parley_storage::attachments::{self, Attachment, NewAttachment};
 use parley_storage::image_attachments::{self, ImageAttachment};
-use parley_storage::{realms, DbConn};
+use parley_storage::DbConn;
+use parley_wire::realm::Attachment as WireAttachment;
 use rand::distributions::{Alphanumeric, DistString};
 use rand::Rng;
-use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::sync::{Arc, OnceLock};
 
@@ -92,7 +93,7 @@ pub(crate) async fn stored_image(
 
 /// The organization's ID (the first segment of every upload path).
 pub(crate) fn realm_id(conn: &mut DbConn) -> ActionResult<i64> {
-    Ok(realms::get(conn)?.map_or(1, |r| r.id))
+    Ok(crate::present::realm::realm_id(conn)?)
 }
 
 fn file_not_found() -> ActionError {
@@ -112,7 +113,7 @@ fn invalid_attachment() -> ActionError {
 }
 
 /// The messages linking each attachment, as `(message id, date_sent)` pairs.
-fn with_messages(conn: &mut DbConn, list: &[Attachment]) -> ActionResult<Vec<Value>> {
+fn with_messages(conn: &mut DbConn, list: &[Attachment]) -> ActionResult<Vec<WireAttachment>> {
     let ids: Vec<i64> = list.iter().map(|a| a.id).collect();
     let links = attachments::messages_of(conn, &ids)?;
     Ok(list
@@ -123,15 +124,15 @@ fn with_messages(conn: &mut DbConn, list: &[Attachment]) -> ActionResult<Vec<Val
                 .filter(|(att, _, _)| *att == a.id)
                 .map(|(_, m, d)| (*m, *d))
                 .collect();
-            attachment_json(a, &messages)
+            attachment_object(a, &messages)
         })
         .collect())
 }
 
-fn one_json(conn: &mut DbConn, attachment: &Attachment) -> ActionResult<Value> {
+fn one_object(conn: &mut DbConn, attachment: &Attachment) -> ActionResult<WireAttachment> {
     Ok(with_messages(conn, std::slice::from_ref(attachment))?
         .pop()
-        .unwrap_or(Value::Null))
+        .unwrap_or_else(|| attachment_object(attachment, &[])))
 }
 
 /// Files are written to the store in pieces of about this many bytes.
@@ -385,8 +386,8 @@ async fn record_upload(
             )?;
         }
         let space = attachments::space_used(conn)?;
-        let json = attachment_json(&attachment, &[]);
-        events.push(attachment_changed(owner, "add", json, space));
+        let object = attachment_object(&attachment, &[]);
+        events.push(attachment_changed(owner, true, object, space));
         Ok(())
     })
     .await
@@ -671,12 +672,12 @@ fn notify_update(
     events: &mut Events,
     attachment: &Attachment,
 ) -> ActionResult<()> {
-    let json = one_json(conn, attachment)?;
+    let object = one_object(conn, attachment)?;
     let space = attachments::space_used(conn)?;
     events.push(attachment_changed(
         UserId(attachment.owner_id),
-        "update",
-        json,
+        false,
+        object,
         space,
     ));
     Ok(())
@@ -692,7 +693,7 @@ pub fn update_claims_after_edit(
     realm_url: &str,
     message: MessageId,
     new_content: Option<&str>,
-) -> ActionResult<Vec<Value>> {
+) -> ActionResult<Vec<WireAttachment>> {
     let Some(content) = new_content else {
         return Ok(Vec::new());
     };
@@ -707,7 +708,7 @@ pub fn update_claims_after_edit(
         if attachment.owner_id == editor.id.0
             && attachments::message_ids(conn, attachment.id)?.is_empty()
         {
-            detached.push(attachment_json(&attachment, &[]));
+            detached.push(attachment_object(&attachment, &[]));
         }
     }
     claim_attachments(conn, events, editor, realm_url, message, content)?;
@@ -716,7 +717,10 @@ pub fn update_claims_after_edit(
 
 /// `GET /attachments`: the caller's attachments with the messages linking them, and the
 /// organization's used upload space in bytes.
-pub async fn get_attachments(ctx: &Context, user: User) -> ActionResult<(Vec<Value>, i64)> {
+pub async fn get_attachments(
+    ctx: &Context,
+    user: User,
+) -> ActionResult<(Vec<WireAttachment>, i64)> {
     ctx.db
         .run(move |conn| {
             let list = attachments::of_owner(conn, user.id)?;

@@ -8,7 +8,7 @@
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
 use crate::notify::users::{
-    activation_changed, group_members_changed, realm_bot_event, role_system_group,
+    activation_changed, bot_updated, group_members_changed, role_system_group,
 };
 use crate::publish::Events;
 use parley_domain::groups::GroupId;
@@ -54,11 +54,13 @@ pub(crate) fn deactivate_in(
     users::set_active(conn, target.id, false)?;
     events.push(activation_changed(conn, target, false)?);
     if target.is_bot() {
-        events.push(realm_bot_event(
+        events.push(bot_updated(
             conn,
             target,
-            "update",
-            json!({"user_id": target.id, "is_active": false}),
+            json!({"user_id": target.id, "is_active": false})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
         )?);
     } else {
         for bot in users::bots_owned_by(conn, target.id)? {
@@ -178,11 +180,13 @@ pub async fn reactivate_user_as(ctx: &Context, caller: &User, target: UserId) ->
             events.push(group_members_changed(group, true, &[target.id]));
         }
         if target.is_bot() {
-            events.push(realm_bot_event(
+            events.push(bot_updated(
                 conn,
                 &after,
-                "update",
-                json!({"user_id": target.id, "is_active": true}),
+                json!({"user_id": target.id, "is_active": true})
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default(),
             )?);
         }
         tracing::info!(user_id = %target.id, "reactivated user");

@@ -6,10 +6,13 @@ use crate::context::Context;
 use crate::error::ActionResult;
 use crate::notify::channels::active_users;
 use crate::notify::groups::{
-    direct_members_and_subgroups, group_added, group_deactivated, group_json, group_reactivated,
-    group_updated, members_changed, setting_value, settings_of, subgroups_changed,
+    group_added, group_deactivated, group_reactivated, group_updated, members_changed,
+    subgroups_changed,
 };
 use crate::policy::{self, Policy};
+use crate::present::groups::{
+    direct_members_and_subgroups, group_object as group_json, setting_value, settings_of,
+};
 use crate::time::now;
 use parley_domain::group_permissions::{
     check_group_action, check_group_name, check_setting_value, may_act, normalize_setting,
@@ -335,7 +338,7 @@ pub async fn get_user_groups(
     ctx: &Context,
     user: User,
     include_deactivated_groups: bool,
-) -> ActionResult<Vec<Value>> {
+) -> ActionResult<Vec<parley_wire::UserGroup>> {
     require_member_or_admin(&user)?;
     ctx.db
         .run(move |conn| {
@@ -445,7 +448,10 @@ pub async fn do_update_user_group(
             settings.set(&change.name, new.clone());
             changed = true;
             let mut data = Map::new();
-            data.insert(change.name.clone(), setting_value(&new, &active));
+            data.insert(
+                change.name.clone(),
+                serde_json::to_value(setting_value(&new, &active)).unwrap_or_default(),
+            );
             events.push(group_updated(id, data, row.deactivated));
         }
         if changed {

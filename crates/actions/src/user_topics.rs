@@ -1,7 +1,7 @@
 //! Topic visibility: muting, unmuting and following topics, by hand (`POST /user_topics`) and
 //! automatically when sending or being mentioned.
 
-use crate::channels::access_channel_by_id;
+use crate::access::access_channel_by_id;
 use crate::context::Context;
 use crate::error::ActionResult;
 use crate::notify::topics::{muted_topics_changed, user_topic_changed};
@@ -14,7 +14,8 @@ use parley_domain::user::User;
 use parley_domain::user_topic::{self, SendContext, VisibilityPolicy};
 use parley_domain::{ChannelId, RequestError, UserId};
 use parley_storage::{channels, subscriptions, user_topics, DbConn};
-use serde_json::{json, Value};
+use parley_wire::personal::{MutedTopic, UserTopic as WireUserTopic};
+use serde_json::Value;
 use std::collections::HashMap;
 
 /// Stores a policy and records its events: `user_topic`, and `muted_topics` when muting is
@@ -140,34 +141,32 @@ pub(crate) fn snapshot(
     conn: &mut DbConn,
     user: UserId,
     show_topic: impl Fn(&str) -> String,
-) -> ActionResult<(Value, Value)> {
+) -> ActionResult<(Vec<WireUserTopic>, Vec<MutedTopic>)> {
     let all = user_topics::of_user(conn, user)?;
     let ids: Vec<ChannelId> = all.iter().map(|t| ChannelId(t.channel_id)).collect();
     let names: HashMap<i64, String> = channels::by_ids(conn, &ids)?
         .into_iter()
         .map(|c| (c.id.0, c.name))
         .collect();
-    let user_topics: Vec<Value> = all
+    let user_topics = all
         .iter()
-        .map(|t| {
-            json!({
-                "stream_id": t.channel_id,
-                "topic_name": show_topic(&t.topic),
-                "last_updated": t.last_updated,
-                "visibility_policy": t.visibility_policy,
-            })
+        .map(|t| WireUserTopic {
+            stream_id: ChannelId(t.channel_id),
+            topic_name: show_topic(&t.topic),
+            last_updated: t.last_updated,
+            visibility_policy: t.visibility_policy,
         })
         .collect();
-    let muted: Vec<Value> = all
+    let muted = all
         .iter()
         .filter(|t| t.visibility_policy == VisibilityPolicy::Muted.code())
         .filter_map(|t| {
             names
                 .get(&t.channel_id)
-                .map(|n| json!([n, show_topic(&t.topic), t.last_updated]))
+                .map(|n| (n.clone(), show_topic(&t.topic), t.last_updated))
         })
         .collect();
-    Ok((Value::Array(user_topics), Value::Array(muted)))
+    Ok((user_topics, muted))
 }
 
 /// A channel named by ID or by name, as the legacy muting endpoint accepts it.
@@ -199,7 +198,7 @@ pub async fn do_legacy_mute(
         let channel = match &channel {
             ChannelRef::Id(id) => access_channel_by_id(conn, &policy, &user, *id)?.0,
             ChannelRef::Name(name) => {
-                crate::channels::access_channel_by_name(conn, &policy, &user, name)?
+                crate::access::access_channel_by_name(conn, &policy, &user, name)?
                     .map(|(c, _)| c)
                     .ok_or_else(|| {
                         RequestError::bad_request(format!("Channel '{name}' does not exist"))

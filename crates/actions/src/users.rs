@@ -7,6 +7,7 @@ use crate::notify::channels::{active_users, People};
 use crate::notify::users::{
     full_name_changed, group_members_changed, role_changed, role_system_group, user_created,
 };
+use crate::present;
 use crate::publish::Events;
 use crate::secrets;
 use crate::time::now;
@@ -14,14 +15,14 @@ use crate::user_activation::{is_last_owner, owner_required, user_or_missing};
 use parley_domain::email::normalize_email;
 use parley_domain::permissions::{check_can_create_users, check_can_grant_role};
 use parley_domain::user::{
-    can_access_delivery_email, check_full_name, EmailAddressVisibility, User, UserRecord,
-    UserRecordOptions,
+    can_access_delivery_email, check_full_name, EmailAddressVisibility, User,
 };
 use parley_domain::{ProfileFieldId, RequestError, Role, UserId};
 use parley_storage::users::NewUser;
-use parley_storage::{profile_fields, users, DbConn, StorageError};
-use serde_json::{json, Map, Value};
-use std::collections::HashMap;
+use parley_storage::{users, DbConn, StorageError};
+use parley_wire as wire;
+use parley_wire::user::{OwnUser, UserOptions};
+use serde_json::{json, Value};
 
 /// A request to create a person's account.
 #[derive(Debug, Clone)]
@@ -155,114 +156,13 @@ pub async fn create_user_as(
     do_create_user(ctx, request).await
 }
 
-/// Builds the `profile_data` maps of these users, keyed by user then by field ID.
-fn profile_data_of(
-    conn: &mut DbConn,
-    ids: Option<&[UserId]>,
-) -> Result<HashMap<UserId, Map<String, Value>>, StorageError> {
-    let mut data: HashMap<UserId, Map<String, Value>> = HashMap::new();
-    for value in profile_fields::values_of(conn, ids)? {
-        let mut entry = Map::new();
-        entry.insert("value".into(), Value::String(value.value));
-        if let Some(rendered) = value.rendered_value {
-            entry.insert("rendered_value".into(), Value::String(rendered));
-        }
-        data.entry(value.user_id)
-            .or_default()
-            .insert(value.field_id.0.to_string(), Value::Object(entry));
-    }
-    Ok(data)
-}
-
-pub(crate) fn records(
-    ctx: &Context,
-    conn: &mut DbConn,
-    viewer: &User,
-    targets: Vec<User>,
-    options: UserRecordOptions,
-) -> Result<Vec<UserRecord>, StorageError> {
-    let mut profile_data = if options.include_custom_profile_fields {
-        let ids: Vec<UserId> = targets.iter().map(|u| u.id).collect();
-        profile_data_of(conn, Some(&ids))?
-    } else {
-        HashMap::new()
-    };
-    let accessible = accessible_users(conn, viewer)?;
-    Ok(targets
-        .iter()
-        .map(|target| {
-            if accessible
-                .as_ref()
-                .is_some_and(|set| !target.is_bot() && !set.contains(&target.id))
-            {
-                return inaccessible_record(ctx, target, options);
-            }
-            UserRecord::build(
-                target,
-                Some(viewer),
-                options,
-                &ctx.realm.host,
-                &ctx.realm.url,
-                profile_data.remove(&target.id),
-            )
-        })
-        .collect())
-}
-
-/// The users `viewer` may know about when `can_access_all_users_group` does not hold them
-/// (themselves and those sharing a channel or a direct-message conversation with them; bots are
-/// always accessible), or None when they may know about everyone.
-fn accessible_users(
-    conn: &mut DbConn,
-    viewer: &User,
-) -> Result<Option<std::collections::HashSet<UserId>>, StorageError> {
-    let policy = crate::policy::load(conn)?;
-    if policy
-        .groups
-        .setting_contains(&policy.realm.can_access_all_users_group, viewer)
-    {
-        return Ok(None);
-    }
-    let mut set = users::sharing_with(conn, viewer.id)?;
-    set.insert(viewer.id);
-    Ok(Some(set))
-}
-
-/// How a user the viewer may not access looks, as the reference shows it: "Unknown user", an
-/// API-only address, a member, active, with a generic avatar and no profile data.
-fn inaccessible_record(ctx: &Context, target: &User, options: UserRecordOptions) -> UserRecord {
-    UserRecord {
-        user_id: target.id,
-        delivery_email: None,
-        email: parley_domain::email::placeholder_email(target.id, &ctx.realm.host),
-        full_name: "Unknown user".into(),
-        date_joined: target.date_joined_iso(),
-        is_active: true,
-        is_owner: false,
-        is_admin: false,
-        is_guest: false,
-        is_billing_admin: false,
-        is_bot: false,
-        bot_type: None,
-        bot_owner_id: None,
-        role: Role::Member.code(),
-        timezone: String::new(),
-        avatar_url: Some(format!(
-            "{}/static/images/unknown-user-avatar.png",
-            ctx.realm.url.trim_end_matches('/')
-        )),
-        avatar_version: 1,
-        profile_data: options.include_custom_profile_fields.then(Map::new),
-    }
-}
-
 /// `GET /users`: every user the viewer may see (or just `user_ids`), active or not.
 pub async fn get_users(
     ctx: &Context,
     viewer: User,
     user_ids: Option<Vec<UserId>>,
-    options: UserRecordOptions,
-) -> ActionResult<Vec<UserRecord>> {
+    options: UserOptions,
+) -> ActionResult<Vec<wire::User>> {
     let ctx2 = ctx.clone();
     ctx.db
         .run(move |conn| {
@@ -281,7 +181,9 @@ pub async fn get_users(
                     found
                 }
             };
-            Ok(records(&ctx2, conn, &viewer, targets, options)?)
+            Ok(present::users::records(
+                &ctx2, conn, &viewer, targets, options,
+            )?)
         })
         .await
 }
@@ -301,23 +203,13 @@ pub async fn access_user(
     ctx: &Context,
     viewer: User,
     target: UserRef,
-    options: UserRecordOptions,
-) -> ActionResult<UserRecord> {
+    options: UserOptions,
+) -> ActionResult<wire::User> {
     let ctx2 = ctx.clone();
     ctx.db
         .run(move |conn| {
-            let host = &ctx2.realm.host;
-            let found = match &target {
-                UserRef::Id(id) => users::by_id(conn, *id)?,
-                UserRef::Email(email) => user_by_any_email(conn, email, host)?
-                    .filter(|(user, matched)| {
-                        *matched == AddressMatch::Api
-                            || can_access_delivery_email(Some(&viewer), user)
-                    })
-                    .map(|(user, _)| user),
-            };
-            let target = found.ok_or_else(|| RequestError::bad_request("No such user"))?;
-            let record = records(&ctx2, conn, &viewer, vec![target], options)?;
+            let target = user_by_ref(conn, &viewer, &target, &ctx2.realm.host)?;
+            let record = present::users::records(&ctx2, conn, &viewer, vec![target], options)?;
             record
                 .into_iter()
                 .next()
@@ -326,26 +218,39 @@ pub async fn access_user(
         .await
 }
 
+/// The user a path names, as `viewer` may find them: an address the viewer may not see finds
+/// nobody, exactly like an unknown one ("No such user").
+fn user_by_ref(
+    conn: &mut DbConn,
+    viewer: &User,
+    target: &UserRef,
+    host: &str,
+) -> ActionResult<User> {
+    let found = match target {
+        UserRef::Id(id) => users::by_id(conn, *id)?,
+        UserRef::Email(email) => user_by_any_email(conn, email, host)?
+            .filter(|(user, matched)| {
+                *matched == AddressMatch::Api || can_access_delivery_email(Some(viewer), user)
+            })
+            .map(|(user, _)| user),
+    };
+    Ok(found.ok_or_else(|| RequestError::bad_request("No such user"))?)
+}
+
 /// `GET /users/me`: the caller's own record with their profile data, and the ID of the newest
 /// message they received (-1 while there is none).
-pub async fn get_own_user(ctx: &Context, me: User) -> ActionResult<Map<String, Value>> {
-    let options = UserRecordOptions {
+pub async fn get_own_user(ctx: &Context, me: User) -> ActionResult<OwnUser> {
+    let options = UserOptions {
         client_gravatar: false,
         include_custom_profile_fields: true,
     };
     let id = me.id;
-    let record = access_user(ctx, me, UserRef::Id(id), options).await?;
-    let Value::Object(mut fields) =
-        serde_json::to_value(record).map_err(|e| ActionError::Internal(e.to_string()))?
-    else {
-        return Err(ActionError::Internal("user record is not an object".into()));
-    };
+    let user = access_user(ctx, me, UserRef::Id(id), options).await?;
     let max = ctx
         .db
         .run(move |conn| parley_storage::messages::max_id_for(conn, id))
         .await?;
-    fields.insert("max_message_id".into(), json!(max.unwrap_or(-1)));
-    Ok(fields)
+    Ok(OwnUser::new(user, max.unwrap_or(-1)))
 }
 
 /// A `PATCH /users/{user_id}` request: the parts sent.
@@ -426,7 +331,7 @@ pub(crate) fn parse_role(code: i64) -> Result<Role, RequestError> {
 pub async fn update_user_as(
     ctx: &Context,
     caller: &User,
-    target: UserId,
+    target: UserRef,
     change: UpdateUser,
 ) -> ActionResult<()> {
     if !caller.role.is_admin() {
@@ -439,7 +344,12 @@ pub async fn update_user_as(
         .map(|n| check_full_name(&n, "full_name"))
         .transpose()?;
     let caller = caller.clone();
+    let host = ctx.realm.host.clone();
     ctx.write(move |conn, events| {
+        let target = match target {
+            UserRef::Id(id) => id,
+            email => user_by_ref(conn, &caller, &email, &host)?.id,
+        };
         let mut target = user_or_missing(conn, target)?;
         if let Some(role) = role {
             check_role_change(conn, &caller, &target, role)?;
@@ -451,11 +361,13 @@ pub async fn update_user_as(
             target.full_name = name.clone();
             events.push(full_name_changed(conn, &target, &name)?);
             if target.is_bot() {
-                events.push(crate::notify::users::realm_bot_event(
+                events.push(crate::notify::users::bot_updated(
                     conn,
                     &target,
-                    "update",
-                    json!({"user_id": target.id, "full_name": name}),
+                    json!({"user_id": target.id, "full_name": name})
+                        .as_object()
+                        .cloned()
+                        .unwrap_or_default(),
                 )?);
             }
         }

@@ -59,6 +59,10 @@ pub fn app(
         )
         .route("/thumbnail", web::get().to(routes::uploads::thumbnail))
         .route(
+            parley_actions::emoji_data::EMOJI_DATA_PATH,
+            web::get().to(routes::server::emoji_data),
+        )
+        .route(
             "/user_avatars/{realm_id}/emoji/images/{file:.*}",
             web::get().to(routes::realm_emoji::image),
         )

@@ -1,7 +1,8 @@
 //! The typed parameter layer. Every endpoint declares its parameters once, with the [`params!`]
 //! macro, as a struct whose field names are the parameter names and whose types say how to parse
-//! them. Parameters come from the query string and, for `POST`/`PATCH`/`DELETE`, from the
-//! form-urlencoded body; list, object and JSON-valued parameters are JSON text. Parameters that
+//! them. Parameters come from the query string and, for `POST`/`PATCH`/`DELETE`, from the body,
+//! form-urlencoded or `multipart/form-data` (as zulip-js and `curl -F` send it; the reference
+//! reads both on every endpoint); list, object and JSON-valued parameters are JSON text. Parameters that
 //! the endpoint does not declare are reported in `ignored_parameters_unsupported`.
 //!
 //! Errors follow the reference server: a missing parameter is `REQUEST_VARIABLE_MISSING`, a value
@@ -9,11 +10,14 @@
 
 use crate::envelope::IgnoredParameters;
 use crate::error::ApiError;
+use actix_multipart::Multipart;
 use actix_web::dev::Payload;
+use actix_web::error::PayloadError;
 use actix_web::http::{header, Method, StatusCode};
 use actix_web::web::Bytes;
 use actix_web::{FromRequest, HttpMessage, HttpRequest};
 use futures_util::future::LocalBoxFuture;
+use futures_util::StreamExt;
 use parley_domain::{RequestError, Role, UserId};
 use serde::de::DeserializeOwned;
 use std::collections::HashSet;
@@ -48,12 +52,15 @@ impl ParamMap {
                 Some(i) => (&pair[..i], &pair[i + 1..]),
                 None => (pair, &b""[..]),
             };
-            let name = decode_component(name)?;
-            let value = decode_component(value)?;
-            self.entries.retain(|(n, _)| *n != name);
-            self.entries.push((name, value));
+            self.set(decode_component(name)?, decode_component(value)?);
         }
         Ok(())
+    }
+
+    /// Sets `name` to `value`, replacing an earlier value of the same name.
+    pub fn set(&mut self, name: String, value: String) {
+        self.entries.retain(|(n, _)| *n != name);
+        self.entries.push((name, value));
     }
 
     /// A map of these pairs, for tests and embedders.
@@ -264,6 +271,42 @@ fn body_error(err: actix_web::Error) -> ApiError {
     }
 }
 
+fn malformed_multipart(err: impl std::fmt::Display) -> ApiError {
+    ApiError(RequestError::bad_request(format!(
+        "Malformed multipart body: {err}"
+    )))
+}
+
+/// Adds the text fields of a `multipart/form-data` body (already read whole, so the body limit
+/// is the urlencoded one). File fields are skipped: the endpoints that take files read them
+/// with their own reader.
+async fn add_multipart(
+    params: &mut ParamMap,
+    req: &HttpRequest,
+    bytes: Bytes,
+) -> Result<(), ApiError> {
+    let stream = futures_util::stream::once(async move { Ok::<_, PayloadError>(bytes) });
+    let mut body = Multipart::new(req.headers(), stream);
+    while let Some(field) = body.next().await {
+        let mut field = field.map_err(malformed_multipart)?;
+        let disposition = field.content_disposition();
+        let Some(name) = disposition.and_then(|d| d.get_name()).map(str::to_owned) else {
+            continue;
+        };
+        if disposition.and_then(|d| d.get_filename()).is_some() {
+            continue;
+        }
+        let mut value = Vec::new();
+        while let Some(chunk) = field.next().await {
+            value.extend_from_slice(&chunk.map_err(malformed_multipart)?);
+        }
+        let value = String::from_utf8(value)
+            .map_err(|_| RequestError::bad_request("Request parameters are not valid UTF-8"))?;
+        params.set(name, value);
+    }
+    Ok(())
+}
+
 /// Reads query string and body into a [`ParamMap`].
 async fn read_params(
     req: &HttpRequest,
@@ -271,21 +314,32 @@ async fn read_params(
 ) -> Result<ParamMap, ApiError> {
     let mut params = ParamMap::default();
     params.add_form(req.query_string().as_bytes())?;
-    if let Some(body) = body {
-        let bytes = body.await.map_err(body_error)?;
-        if !bytes.is_empty() {
-            let content_type = req
-                .headers()
-                .get(header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("application/x-www-form-urlencoded");
-            if !content_type.starts_with("application/x-www-form-urlencoded") {
-                return Err(ApiError(RequestError::invalid_param(
-                    "Content-Type",
-                    format!("Unsupported Content-Type '{content_type}': send parameters form-urlencoded"),
-                )));
-            }
-            params.add_form(&bytes)?;
+    let Some(body) = body else {
+        return Ok(params);
+    };
+    let bytes = body.await.map_err(body_error)?;
+    if bytes.is_empty() {
+        return Ok(params);
+    }
+    let content_type = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("application/x-www-form-urlencoded");
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    match essence.as_str() {
+        "application/x-www-form-urlencoded" => params.add_form(&bytes)?,
+        "multipart/form-data" => add_multipart(&mut params, req, bytes).await?,
+        _ => {
+            return Err(ApiError(RequestError::invalid_param(
+                "Content-Type",
+                format!("Unsupported Content-Type '{content_type}': send parameters form-urlencoded or as multipart/form-data"),
+            )))
         }
     }
     Ok(params)

@@ -2,7 +2,6 @@
 
 use crate::error::RequestError;
 use crate::ids::{ProfileFieldId, UserId};
-use serde::Serialize;
 
 /// Field types, with the API's numeric values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,32 +51,12 @@ impl ProfileFieldType {
     }
 }
 
-/// `custom_profile_field_types` of the register snapshot: every type with its ID and name.
-pub fn field_types_json() -> serde_json::Value {
-    let names = [
-        ("SHORT_TEXT", 1, "Text (short)"),
-        ("LONG_TEXT", 2, "Text (long)"),
-        ("SELECT", 3, "List of options"),
-        ("DATE", 4, "Date picker"),
-        ("URL", 5, "Link"),
-        ("USER", 6, "Person picker"),
-        ("EXTERNAL_ACCOUNT", 7, "External account"),
-        ("PRONOUNS", 8, "Pronouns"),
-    ];
-    let mut map = serde_json::Map::new();
-    for (key, id, name) in names {
-        map.insert(key.into(), serde_json::json!({"id": id, "name": name}));
-    }
-    serde_json::Value::Object(map)
-}
-
-/// A field definition as `GET /realm/profile_fields` returns it.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+/// A field definition as stored (the API shows it as `wire::realm::CustomProfileField`).
+#[derive(Debug, Clone, PartialEq)]
 pub struct ProfileField {
     /// Field ID.
     pub id: ProfileFieldId,
     /// Type code.
-    #[serde(rename = "type")]
     pub field_type: i64,
     /// Display order.
     pub order: i64,

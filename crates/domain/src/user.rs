@@ -4,8 +4,6 @@
 use crate::email::placeholder_email;
 use crate::ids::UserId;
 use crate::role::Role;
-use serde::Serialize;
-use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
@@ -208,109 +206,6 @@ pub fn gravatar_url(email: &str, avatar_version: i64) -> String {
     format!("https://secure.gravatar.com/avatar/{hex}?d=identicon&version={avatar_version}")
 }
 
-/// Options of a request that shape user records.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct UserRecordOptions {
-    /// The client computes third-party avatar URLs itself.
-    pub client_gravatar: bool,
-    /// Include `profile_data`.
-    pub include_custom_profile_fields: bool,
-}
-
-/// A user as one viewer sees them: the API's User object.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct UserRecord {
-    /// Unique ID.
-    pub user_id: UserId,
-    /// Real address, or null when the viewer may not see it.
-    pub delivery_email: Option<String>,
-    /// API address (a placeholder when the real one is hidden).
-    pub email: String,
-    /// Display name.
-    pub full_name: String,
-    /// ISO 8601 creation time.
-    pub date_joined: String,
-    /// False when deactivated.
-    pub is_active: bool,
-    /// Owner role.
-    pub is_owner: bool,
-    /// Administrator or owner.
-    pub is_admin: bool,
-    /// Guest role.
-    pub is_guest: bool,
-    /// Always false: billing is not a concept here, but clients read the field.
-    pub is_billing_admin: bool,
-    /// Bot account.
-    pub is_bot: bool,
-    /// Bot type code, null for people.
-    pub bot_type: Option<i64>,
-    /// Bot owner, present for bots only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bot_owner_id: Option<Option<UserId>>,
-    /// Role code.
-    pub role: i64,
-    /// IANA time zone, may be empty.
-    pub timezone: String,
-    /// Avatar URL, null when left to the client.
-    pub avatar_url: Option<String>,
-    /// Cache-busting avatar version.
-    pub avatar_version: i64,
-    /// Custom profile field values, when requested and the user is not a bot.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub profile_data: Option<Map<String, Value>>,
-}
-
-impl UserRecord {
-    /// How `target` looks to `viewer`. `profile_data` is the target's values keyed by field ID,
-    /// used only when requested and the target is a person.
-    pub fn build(
-        target: &User,
-        viewer: Option<&User>,
-        options: UserRecordOptions,
-        realm_host: &str,
-        realm_url: &str,
-        profile_data: Option<Map<String, Value>>,
-    ) -> UserRecord {
-        let can_see_email = can_access_delivery_email(viewer, target);
-        let avatar_url = match target.avatar_source {
-            AvatarSource::Gravatar if options.client_gravatar && can_see_email => None,
-            AvatarSource::Gravatar => {
-                Some(gravatar_url(&target.delivery_email, target.avatar_version))
-            }
-            AvatarSource::Uploaded => Some(format!(
-                "{}/user_avatars/{}.png?version={}",
-                realm_url.trim_end_matches('/'),
-                target.id,
-                target.avatar_version
-            )),
-        };
-        UserRecord {
-            user_id: target.id,
-            delivery_email: can_see_email.then(|| target.delivery_email.clone()),
-            email: target.api_email(realm_host),
-            full_name: target.full_name.clone(),
-            date_joined: target.date_joined_iso(),
-            is_active: target.is_active,
-            is_owner: target.role.is_owner(),
-            is_admin: target.role.is_admin(),
-            is_guest: target.role.is_guest(),
-            is_billing_admin: false,
-            is_bot: target.is_bot(),
-            bot_type: target.bot_type.map(|t| t as i64),
-            bot_owner_id: target.is_bot().then_some(target.bot_owner_id),
-            role: target.role.code(),
-            timezone: target.timezone.clone(),
-            avatar_url,
-            avatar_version: target.avatar_version,
-            profile_data: if options.include_custom_profile_fields && !target.is_bot() {
-                Some(profile_data.unwrap_or_default())
-            } else {
-                None
-            },
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,47 +253,6 @@ mod tests {
     }
 
     #[test]
-    fn hidden_address_uses_placeholder_and_null_delivery_email() {
-        let target = user(9, Role::Member, EmailAddressVisibility::Admins);
-        let viewer = user(3, Role::Member, EmailAddressVisibility::Everyone);
-        let record = UserRecord::build(
-            &target,
-            Some(&viewer),
-            UserRecordOptions::default(),
-            "chat.test",
-            "http://chat.test",
-            None,
-        );
-        assert_eq!(record.email, "user9@chat.test");
-        assert_eq!(record.delivery_email, None);
-        assert!(record.avatar_url.is_some());
-        assert!(record.profile_data.is_none());
-        assert!(record.bot_owner_id.is_none());
-    }
-
-    #[test]
-    fn client_gravatar_nulls_avatar_only_when_email_visible() {
-        let target = user(9, Role::Member, EmailAddressVisibility::Admins);
-        let member = user(3, Role::Member, EmailAddressVisibility::Everyone);
-        let admin = user(1, Role::Administrator, EmailAddressVisibility::Everyone);
-        let options = UserRecordOptions {
-            client_gravatar: true,
-            include_custom_profile_fields: true,
-        };
-        let seen_by_member =
-            UserRecord::build(&target, Some(&member), options, "h", "http://h", None);
-        assert!(seen_by_member.avatar_url.is_some());
-        let seen_by_admin =
-            UserRecord::build(&target, Some(&admin), options, "h", "http://h", None);
-        assert_eq!(seen_by_admin.avatar_url, None);
-        assert_eq!(
-            seen_by_admin.delivery_email.as_deref(),
-            Some("u9@example.com")
-        );
-        assert_eq!(seen_by_admin.profile_data, Some(Map::new()));
-    }
-
-    #[test]
     fn full_names_are_checked() {
         assert_eq!(
             check_full_name("  Ada Lovelace ", "full_name").unwrap(),
@@ -411,41 +265,6 @@ mod tests {
             );
         }
         assert!(check_full_name(&"x".repeat(101), "full_name").is_err());
-    }
-
-    #[test]
-    fn bots_carry_type_owner_and_their_real_address() {
-        let mut bot = user(7, Role::Member, EmailAddressVisibility::Nobody);
-        bot.bot_type = Some(BotType::IncomingWebhook);
-        bot.bot_owner_id = Some(UserId(3));
-        let viewer = user(4, Role::Guest, EmailAddressVisibility::Everyone);
-        let options = UserRecordOptions {
-            client_gravatar: false,
-            include_custom_profile_fields: true,
-        };
-        let record = UserRecord::build(&bot, Some(&viewer), options, "h", "http://h", None);
-        assert!(record.is_bot);
-        assert_eq!(record.bot_type, Some(2));
-        assert_eq!(record.bot_owner_id, Some(Some(UserId(3))));
-        assert_eq!(record.delivery_email.as_deref(), Some("u7@example.com"));
-        assert_eq!(record.email, "u7@example.com");
-        assert!(record.profile_data.is_none(), "bots have no profile data");
-        let json = serde_json::to_value(&record).unwrap();
-        assert_eq!(json["bot_owner_id"], 3);
-        bot.bot_owner_id = None;
-        let json = serde_json::to_value(UserRecord::build(
-            &bot,
-            Some(&viewer),
-            options,
-            "h",
-            "http://h",
-            None,
-        ))
-        .unwrap();
-        assert!(
-            json["bot_owner_id"].is_null() && json.get("bot_owner_id").is_some(),
-            "legacy bots: null owner"
-        );
     }
 
     #[test]

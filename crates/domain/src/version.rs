@@ -2,7 +2,7 @@
 //! so it must only ever rise, and each level's behaviour must be implemented before it is claimed.
 
 /// The API feature level served (`service_feature_level`, `zulip_feature_level`).
-pub const FEATURE_LEVEL: i64 = 417;
+pub const FEATURE_LEVEL: i64 = 420;
 
 /// The release of the reference server whose API this level matches; clients parse its
 /// `major.minor` prefix, so it leads the version string.

@@ -404,6 +404,29 @@ pub(crate) fn code_for_name(name: &str) -> Option<String> {
     table().by_name.get(name).cloned()
 }
 
+/// Every Unicode emoji code with its names, the canonical name first and the other names
+/// sorted: the `code_to_names` table the reference serves at `server_emoji_data_url`.
+pub(crate) fn code_to_names() -> std::collections::BTreeMap<String, Vec<String>> {
+    let table = table();
+    let mut out: std::collections::BTreeMap<String, Vec<String>> = table
+        .by_code
+        .iter()
+        .map(|(code, name)| (code.clone(), vec![name.clone()]))
+        .collect();
+    let mut aliases: Vec<(&String, &String)> = table
+        .by_name
+        .iter()
+        .filter(|(name, code)| table.by_code.get(*code) != Some(*name))
+        .collect();
+    aliases.sort();
+    for (name, code) in aliases {
+        if let Some(names) = out.get_mut(code) {
+            names.push(name.clone());
+        }
+    }
+    out
+}
+
 /// Whether `code` is the code of a Unicode emoji.
 pub(crate) fn is_known_code(code: &str) -> bool {
     table().by_code.contains_key(code)

@@ -211,6 +211,12 @@ pub fn emoji_code_for_name(name: &str) -> Option<String> {
     emoji::code_for_name(name)
 }
 
+/// Every Unicode emoji code with its names, canonical name first (the data the mobile app
+/// fetches from `server_emoji_data_url`).
+pub fn emoji_code_to_names() -> std::collections::BTreeMap<String, Vec<String>> {
+    emoji::code_to_names()
+}
+
 /// Whether `code` is a Unicode emoji code.
 pub fn is_emoji_code(code: &str) -> bool {
     emoji::is_known_code(code)

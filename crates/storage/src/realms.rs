@@ -66,6 +66,24 @@ pub fn create(
     })
 }
 
+/// The URL the server was last started at, if it has been recorded.
+pub fn server_url(conn: &mut DbConn) -> Result<Option<String>, StorageError> {
+    Ok(realms::table
+        .order(realms::id)
+        .select(realms::server_url)
+        .first::<Option<String>>(conn)
+        .optional()?
+        .flatten())
+}
+
+/// Records the URL the server is serving at.
+pub fn set_server_url(conn: &mut DbConn, url: &str) -> Result<(), StorageError> {
+    diesel::update(realms::table)
+        .set(realms::server_url.eq(url))
+        .execute(conn)?;
+    Ok(())
+}
+
 /// Renames the organization.
 pub fn set_name(conn: &mut DbConn, name: &str) -> Result<(), StorageError> {
     diesel::update(realms::table)

@@ -9,6 +9,7 @@ diesel::table! {
         deactivated -> Bool,
         enable_spectator_access -> Bool,
         date_created -> BigInt,
+        server_url -> Nullable<Text>,
     }
 }
 

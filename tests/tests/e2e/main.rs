@@ -3,6 +3,7 @@
 //! PostgreSQL.
 
 mod alert_words;
+mod anchors;
 mod auth;
 mod bots;
 mod channels;

@@ -104,3 +104,83 @@ backend_test! {
         assert_eq!(response.status, 401, "{}", response.text);
     }
 }
+
+backend_test! {
+    async fn multipart_bodies_carry_parameters_like_forms(app) {
+        use parley_domain::Role;
+        let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
+        let channel = app.create_channel(&ann, "dev", &[&ann], &[]).await;
+        let queue = app.post("/register").as_user(&ann).json_param("event_types", &json!(["message", "reaction", "typing"]))
+            .multipart().send().await.success();
+        let queue_id = queue["queue_id"].as_str().unwrap().to_owned();
+        let sent = app.post("/messages").as_user(&ann).param("type", "stream").param("to", "dev")
+            .param("topic", "multi").param("content", "hi **there** ✓").multipart().send().await.success();
+        let id = sent["id"].as_i64().unwrap();
+        let message = app.get(&format!("/messages/{id}")).as_user(&ann).send().await.success();
+        assert_eq!(message["message"]["content"], "<p>hi <strong>there</strong> ✓</p>");
+        assert_eq!(message["message"]["subject"], "multi");
+        app.post(&format!("/messages/{id}/reactions")).as_user(&ann).param("emoji_name", "octopus")
+            .multipart().send().await.success();
+        app.post("/messages/flags").as_user(&ann).json_param("messages", &json!([id])).param("op", "add")
+            .param("flag", "starred").multipart().send().await.success();
+        let message = app.get(&format!("/messages/{id}")).as_user(&ann).send().await.success();
+        assert!(message["message"]["flags"].as_array().unwrap().contains(&json!("starred")), "{message}");
+        assert_eq!(message["message"]["reactions"][0]["emoji_name"], "octopus");
+        app.post("/typing").as_user(&ann).param("type", "stream").param("stream_id", channel)
+            .param("topic", "multi").param("op", "start").multipart().send().await.success();
+        let events = app.events(&ann, &queue_id, -1).await;
+        let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+        for kind in ["message", "reaction"] {
+            assert!(kinds.contains(&kind), "{kinds:?}");
+        }
+        app.patch("/settings").as_user(&ann).param("full_name", "Ann Multipart").multipart().send().await.success();
+        let me = app.get("/users/me").as_user(&ann).send().await.success();
+        assert_eq!(me["full_name"], "Ann Multipart");
+
+        // The same errors as a form body, naming the same parameters.
+        let cases: [&[(&str, &str)]; 3] = [
+            &[("type", "stream"), ("to", "dev"), ("content", "x")],
+            &[("type", "stream"), ("to", "dev"), ("topic", "t"), ("content", "a\0b")],
+            &[("type", "stream"), ("to", "dev"), ("topic", "t")],
+        ];
+        for params in cases {
+            let form = params.iter().fold(app.post("/messages").as_user(&ann), |r, (k, v)| r.param(k, v));
+            let multi = params.iter().fold(app.post("/messages").as_user(&ann), |r, (k, v)| r.param(k, v));
+            let (form, multi) = (form.send().await, multi.multipart().send().await);
+            assert_eq!(form.status, 400, "{}", form.text);
+            assert_eq!((multi.status, &multi.json), (form.status, &form.json), "{params:?}");
+        }
+        let body = app.post("/messages/flags").as_user(&ann).json_param("messages", &json!([id])).param("op", "add")
+            .param("flag", "read").param("colour", "red").multipart().send().await.success();
+        assert_eq!(body["ignored_parameters_unsupported"], json!(["colour"]));
+    }
+}
+
+backend_test! {
+    async fn bad_multipart_bodies_are_4xx_never_500(app) {
+        let owner = app.owner.clone();
+        let boundary = "multipart/form-data; boundary=b1";
+        let bad_utf8 = [&b"--b1\r\nContent-Disposition: form-data; name=\"full_name\"\r\n\r\n"[..], &[0xff, 0xfe], b"\r\n--b1--\r\n"].concat();
+        let response = app.patch("/settings").as_user(&owner).raw_body(bad_utf8, boundary).send().await;
+        assert_eq!(response.status, 400, "{}", response.text);
+        for (body, content_type) in [
+            (b"not multipart at all".to_vec(), boundary),
+            (b"--b1\r\nContent-Disposition: form-data; name=\"full_name\"\r\n\r\nunterminated".to_vec(), boundary),
+            (b"--b1--\r\n".to_vec(), "multipart/form-data"),
+        ] {
+            let response = app.patch("/settings").as_user(&owner).raw_body(body, content_type).send().await;
+            assert!((400..500).contains(&response.status), "{content_type}: {} {}", response.status, response.text);
+            assert_eq!(response.json["result"], "error");
+        }
+        let mut huge = b"--b1\r\nContent-Disposition: form-data; name=\"full_name\"\r\n\r\n".to_vec();
+        huge.extend(vec![b'a'; 5 * 1024 * 1024]);
+        huge.extend_from_slice(b"\r\n--b1--\r\n");
+        let response = app.patch("/settings").as_user(&owner).raw_body(huge, boundary).send().await;
+        assert_eq!(response.status, 413, "{}", response.text);
+        // A file part is not a parameter.
+        let file = b"--b1\r\nContent-Disposition: form-data; name=\"full_name\"; filename=\"x.txt\"\r\n\r\nFile Name\r\n--b1--\r\n".to_vec();
+        app.patch("/settings").as_user(&owner).raw_body(file, boundary).send().await.success();
+        let me = app.get("/users/me").as_user(&owner).send().await.success();
+        assert_ne!(me["full_name"], "File Name");
+    }
+}

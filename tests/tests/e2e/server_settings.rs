@@ -17,7 +17,7 @@ backend_test! {
         ] {
             assert!(body.get(field).is_some(), "missing {field}: {body}");
         }
-        assert_eq!(body["service_feature_level"], 417);
+        assert_eq!(body["service_feature_level"], 420);
         assert_eq!(body["zulip_feature_level"], body["service_feature_level"]);
         assert_eq!(body["zulip_version"], body["service_version"]);
         assert_eq!(body["zulip_merge_base"], body["service_merge_base"]);
@@ -55,5 +55,24 @@ backend_test! {
         app.patch("/realm").as_user(&app.owner).json_param("enable_spectator_access", &serde_json::json!(false))
             .send().await.success();
         assert_eq!(web_public_access(&app).await, false);
+    }
+}
+
+backend_test! {
+    async fn server_emoji_data_url_serves_the_emoji_table(app) {
+        let state = app.register(&app.owner, &[("fetch_event_types", serde_json::json!(["realm"]))]).await;
+        let url = state["server_emoji_data_url"].as_str().expect("a URL, as the mobile app requires");
+        let realm_url = state["realm_url"].as_str().unwrap();
+        let path = url.strip_prefix(realm_url).expect("on this server");
+        let response = app.get_page(path).send().await;
+        assert_eq!(response.status, 200, "{}", response.text);
+        let table = response.json["code_to_names"].as_object().expect("code_to_names");
+        assert!(table.len() > 1000, "{} emoji", table.len());
+        // Every name resolves back to its code through the server's own emoji handling.
+        let names = table["1f419"].as_array().unwrap();
+        assert_eq!(names[0], "octopus");
+        let id = app.send_to_channel(&app.owner, "general", "emoji", ":octopus:").await;
+        let message = app.get(&format!("/messages/{id}")).as_user(&app.owner).send().await.success();
+        assert!(message["message"]["content"].as_str().unwrap().contains("emoji-1f419"), "{message}");
     }
 }

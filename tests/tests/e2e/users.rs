@@ -9,7 +9,7 @@ use parley_storage::users;
 use parley_tests::{backend_test, TestApp};
 use serde_json::{json, Value};
 
-const USER_FIELDS: [&str; 17] = [
+const USER_FIELDS: [&str; 16] = [
     "user_id",
     "delivery_email",
     "email",
@@ -19,7 +19,6 @@ const USER_FIELDS: [&str; 17] = [
     "is_owner",
     "is_admin",
     "is_guest",
-    "is_billing_admin",
     "is_bot",
     "bot_type",
     "role",

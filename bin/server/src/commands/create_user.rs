@@ -3,6 +3,7 @@
 use crate::config::Config;
 use crate::{startup, zuliprc};
 use anyhow::{anyhow, Context as _};
+use parley_actions::bootstrap::recorded_server_url;
 use parley_actions::secrets::generate_password;
 use parley_actions::users::{do_create_user, CreateUser};
 use parley_domain::Role;
@@ -43,9 +44,16 @@ pub async fn run(
     if generated {
         eprintln!("Generated password: {password}");
     }
-    print!(
-        "{}",
-        zuliprc::render(&email, &created.api_key, &ctx.realm.url)
-    );
+    // The zuliprc points at the running server: the URL it recorded at start, unless this
+    // command was told another one.
+    let recorded = match config.external_url_given {
+        true => None,
+        false => recorded_server_url(&ctx)
+            .await
+            .map_err(|e| anyhow!("{e}"))
+            .context("cannot read the server's URL")?,
+    };
+    let site = recorded.unwrap_or_else(|| ctx.realm.url.clone());
+    print!("{}", zuliprc::render(&email, &created.api_key, &site));
     Ok(())
 }

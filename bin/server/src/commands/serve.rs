@@ -15,6 +15,10 @@ const UNCLAIMED_CLEANUP_INTERVAL: Duration = Duration::from_secs(3600);
 /// Starts the server and blocks until it has shut down.
 pub async fn run(config: Config) -> anyhow::Result<()> {
     let (ctx, bootstrap) = startup::start(&config).await?;
+    parley_actions::bootstrap::do_record_server_url(&ctx)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))
+        .context("cannot record the server's URL")?;
     let zuliprc = config.owner_zuliprc();
     println!(
         "Parley {} serving \"{}\" at {} ({} database {})",

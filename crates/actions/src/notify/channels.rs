@@ -1,9 +1,10 @@
 //! Events about channels and subscriptions (`stream`, `subscription`, `default_streams`) and who
 //! receives them: the users who may see that a channel exists, who also see its subscribers.
 
+use super::emit::{body, to_users};
 use crate::error::ActionResult;
 use crate::publish::Events;
-use crate::subscriptions::subscription_object;
+use crate::user_settings::Settings;
 use parley_domain::access::can_access_channel_metadata;
 use parley_domain::channel::Channel;
 use parley_domain::groups::GroupGraph;
@@ -11,7 +12,12 @@ use parley_domain::user::User;
 use parley_domain::{ChannelId, UserId};
 use parley_events::{Body, Capability, Event};
 use parley_storage::{channels, subscriptions, users, DbConn, StorageError};
-use serde_json::{json, Map, Value};
+use parley_wire as wire;
+use parley_wire::channel::{InheritedNotifications, RemovedSubscription, Subscription};
+use parley_wire::event::{
+    StreamEvent, StreamId, StreamUpdate as StreamUpdateEvent, SubscriptionEvent,
+};
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// The active users of the organization: everyone who may hold an event queue.
@@ -53,135 +59,144 @@ impl People<'_> {
     }
 }
 
+/// A channel object.
+fn object(channel: &Channel, subscriber_count: usize) -> wire::Channel {
+    wire::Channel::new(channel, subscriber_count as i64)
+}
+
 /// `stream` `create` with these channel objects.
-pub fn stream_create(streams: Vec<Map<String, Value>>) -> Body {
-    Body::json(json!({"type": "stream", "op": "create", "streams": streams}))
+pub fn stream_create(streams: Vec<wire::Channel>) -> Body {
+    body(wire::Event::Stream(StreamEvent::Create { streams }))
 }
 
-/// `stream` `delete` with these channel objects (and their IDs, as newer clients read them).
-pub fn stream_delete(streams: Vec<Map<String, Value>>) -> Body {
-    let ids: Vec<Value> = streams
+/// `stream` `delete` of these channels.
+pub fn stream_delete(channels: Vec<wire::Channel>) -> Body {
+    let stream_ids: Vec<ChannelId> = channels.iter().map(|s| s.stream_id).collect();
+    let streams = stream_ids
         .iter()
-        .filter_map(|s| s.get("stream_id").cloned())
+        .map(|&stream_id| StreamId { stream_id })
         .collect();
-    Body::json(json!({"type": "stream", "op": "delete", "streams": streams, "stream_ids": ids}))
+    body(wire::Event::Stream(StreamEvent::Delete {
+        streams,
+        stream_ids,
+    }))
 }
 
-/// `stream` `update` of one property; `extra` adds the fields some properties carry
-/// (`rendered_description`, `history_public_to_subscribers`, `is_web_public`).
-pub fn stream_update(
-    channel: &Channel,
-    name: &str,
-    property: &str,
-    value: Value,
-    extra: Map<String, Value>,
-) -> Body {
-    let mut body = Map::new();
-    body.insert("type".into(), "stream".into());
-    body.insert("op".into(), "update".into());
-    body.insert("stream_id".into(), channel.id.0.into());
-    body.insert("name".into(), name.into());
-    body.insert("property".into(), property.into());
-    body.insert("value".into(), value);
-    body.extend(extra);
-    Body::json(Value::Object(body))
+/// `stream` `update` of one property of `channel`, named `name` in the event.
+pub fn stream_update(channel: &Channel, update: StreamUpdate) -> Body {
+    body(wire::Event::Stream(StreamEvent::Update(
+        StreamUpdateEvent {
+            stream_id: channel.id,
+            name: update.name,
+            property: update.property,
+            value: update.value,
+            rendered_description: update.rendered_description,
+            history_public_to_subscribers: update.history_public_to_subscribers,
+            is_web_public: update.is_web_public,
+        },
+    )))
 }
 
 /// Archiving: clients that keep archived channels get `is_archived` set, the others forget the
 /// channel.
-pub fn stream_archived(channel: &Channel, subscriber_count: i64) -> Body {
+pub fn stream_archived(channel: &Channel, subscriber_count: usize) -> Body {
     let update = stream_update(
         channel,
-        &channel.name,
-        "is_archived",
-        true.into(),
-        Map::new(),
+        StreamUpdate::new(&channel.name, "is_archived", true.into()),
     );
-    let delete = stream_delete(vec![channel.api_fields(subscriber_count)]);
+    let delete = stream_delete(vec![object(channel, subscriber_count)]);
     Body::by_capability(Capability::ArchivedChannels, update, Some(delete))
 }
 
-/// A new subscriber's effective settings and the subscription objects they will be sent.
-type PendingAdds = (Map<String, Value>, Vec<Map<String, Value>>);
+/// A new subscriber's inherited notification settings and the subscriptions they will be sent.
+type PendingAdds = (InheritedNotifications, Vec<Subscription>);
 
 /// `subscription` `add` with these subscription objects: as stored for clients with
 /// `notification_settings_null`, with inherited booleans for the others.
 pub fn subscription_add(
-    settings: &Map<String, Value>,
-    subscriptions: Vec<Map<String, Value>>,
+    inherited: InheritedNotifications,
+    subscriptions: Vec<Subscription>,
 ) -> Body {
-    let resolved: Vec<Map<String, Value>> = subscriptions
+    let resolved: Vec<Subscription> = subscriptions
         .iter()
-        .map(|s| crate::subscriptions::with_inherited_notifications(settings, s.clone()))
+        .map(|s| s.clone().with_inherited(inherited))
         .collect();
-    let body = |list: Vec<Map<String, Value>>| {
-        Body::json(json!({"type": "subscription", "op": "add", "subscriptions": list}))
+    let add = |subscriptions| {
+        body(wire::Event::Subscription(SubscriptionEvent::Add {
+            subscriptions,
+        }))
     };
     if resolved == subscriptions {
-        return body(subscriptions);
+        return add(subscriptions);
     }
     Body::by_capability(
         Capability::NotificationSettingsNull,
-        body(subscriptions),
-        Some(body(resolved)),
+        add(subscriptions),
+        Some(add(resolved)),
     )
 }
 
 /// `subscription` `remove` of these channels.
 pub fn subscription_remove(channels: &[(ChannelId, String)]) -> Body {
-    let list: Vec<Value> = channels
+    let subscriptions = channels
         .iter()
-        .map(|(id, name)| json!({"name": name, "stream_id": id.0}))
+        .map(|(id, name)| RemovedSubscription {
+            name: name.clone(),
+            stream_id: *id,
+        })
         .collect();
-    Body::json(json!({"type": "subscription", "op": "remove", "subscriptions": list}))
+    body(wire::Event::Subscription(SubscriptionEvent::Remove {
+        subscriptions,
+    }))
 }
 
-/// `subscription` `peer_add` / `peer_remove`: these users joined or left these channels.
-pub fn peer(op: &str, stream_ids: &[ChannelId], user_ids: &[UserId]) -> Body {
-    let mut users: Vec<i64> = user_ids.iter().map(|u| u.0).collect();
-    users.sort_unstable();
-    let streams: Vec<i64> = stream_ids.iter().map(|c| c.0).collect();
-    Body::json(json!({
-        "type": "subscription",
-        "op": op,
-        "stream_ids": streams,
-        "user_ids": users,
+/// `subscription` `peer_add` (`added`) / `peer_remove`: these users joined or left these
+/// channels.
+pub fn peer(added: bool, stream_ids: &[ChannelId], user_ids: &[UserId]) -> Body {
+    let mut user_ids = user_ids.to_vec();
+    user_ids.sort_unstable();
+    let stream_ids = stream_ids.to_vec();
+    body(wire::Event::Subscription(if added {
+        SubscriptionEvent::PeerAdd {
+            stream_ids,
+            user_ids,
+        }
+    } else {
+        SubscriptionEvent::PeerRemove {
+            stream_ids,
+            user_ids,
+        }
     }))
 }
 
 /// `subscription` `update` of one of the user's own settings.
 pub fn subscription_update(channel: ChannelId, property: &str, value: Value) -> Body {
-    Body::json(json!({
-        "type": "subscription",
-        "op": "update",
-        "stream_id": channel.0,
-        "property": property,
-        "value": value,
+    body(wire::Event::Subscription(SubscriptionEvent::Update {
+        stream_id: channel,
+        property: property.to_owned(),
+        value,
     }))
 }
 
-/// `default_streams` with the current list, for every active non-guest user (guests are not
-/// told about default channels, as in the reference).
+/// `default_streams` with the current list of IDs, for every active non-guest user (guests are
+/// not told about default channels, as in the reference).
 pub fn default_streams(conn: &mut DbConn, people: People<'_>) -> ActionResult<Event> {
-    let counts = subscriptions::all_subscribers(conn)?;
     let mut list: Vec<Channel> = channels::all(conn)?
         .into_iter()
         .filter(|c| c.is_default && !c.is_archived)
         .collect();
     list.sort_by_key(|c| c.name.to_lowercase());
-    let objects: Vec<Map<String, Value>> = list
-        .iter()
-        .map(|c| c.api_fields(counts.get(&c.id).map_or(0, Vec::len) as i64))
-        .collect();
     let audience = people
         .users
         .iter()
         .filter(|u| !u.role.is_guest())
         .map(|u| u.id)
         .collect();
-    Ok(Event::json(
+    Ok(to_users(
         audience,
-        json!({"type": "default_streams", "default_streams": objects}),
+        wire::Event::DefaultStreams {
+            default_streams: list.iter().map(|c| c.id).collect(),
+        },
     ))
 }
 
@@ -240,13 +255,13 @@ impl SubscribeEvents {
         push_to(
             &mut self.creates,
             gained_others,
-            stream_create(vec![channel.api_fields(before.len() as i64)]),
+            stream_create(vec![object(channel, before.len())]),
         );
         if tell_added {
             push_to(
                 &mut self.creates,
                 gained_added,
-                stream_create(vec![channel.api_fields(after.len() as i64)]),
+                stream_create(vec![object(channel, after.len())]),
             );
             // One query for the new rows and one for the newcomers' settings.
             let newcomers: Vec<&User> = people
@@ -254,14 +269,15 @@ impl SubscribeEvents {
                 .iter()
                 .filter(|u| added_set.contains(&u.id) && !self.adds.contains_key(&u.id))
                 .collect();
-            let settings = crate::user_settings::Settings::load(conn, newcomers.iter().copied())?;
+            let settings = Settings::load(conn, newcomers.iter().copied())?;
             for row in subscriptions::of_channel_for(conn, channel.id, added)? {
-                let object = subscription_object(channel, &row.settings, &after, true);
+                let mut object = Subscription::new(channel, &row.settings, after.len() as i64);
+                object.subscribers.subscribers = Some(after.clone());
                 if let Some(entry) = self.adds.get_mut(&row.user_id) {
                     entry.1.push(object);
                 } else if let Some(person) = newcomers.iter().find(|u| u.id == row.user_id) {
-                    self.adds
-                        .insert(row.user_id, (settings.all(person), vec![object]));
+                    let inherited = inherited_notifications(&settings.all(person));
+                    self.adds.insert(row.user_id, (inherited, vec![object]));
                 }
             }
         }
@@ -271,7 +287,7 @@ impl SubscribeEvents {
                 .iter()
                 .copied()
                 .filter(|u| !added_set.contains(u)),
-            peer("peer_add", &[channel.id], added),
+            peer(true, &[channel.id], added),
         );
         Ok(())
     }
@@ -281,10 +297,10 @@ impl SubscribeEvents {
         for event in self.creates {
             events.push(event);
         }
-        for (user, (settings, subscriptions)) in self.adds {
+        for (user, (inherited, subscriptions)) in self.adds {
             events.push(Event::to_users(
                 vec![user],
-                subscription_add(&settings, subscriptions),
+                subscription_add(inherited, subscriptions),
             ));
         }
         for event in self.peers {
@@ -298,7 +314,7 @@ impl SubscribeEvents {
 #[derive(Default)]
 pub struct UnsubscribeEvents {
     removed: BTreeMap<UserId, Vec<(ChannelId, String)>>,
-    lost: BTreeMap<UserId, Vec<Map<String, Value>>>,
+    lost: BTreeMap<UserId, Vec<wire::Channel>>,
     peers: Vec<Event>,
 }
 
@@ -326,7 +342,7 @@ impl UnsubscribeEvents {
                 self.lost
                     .entry(*user)
                     .or_default()
-                    .push(channel.api_fields(after.len() as i64));
+                    .push(object(channel, after.len()));
             }
         }
         push_to(
@@ -335,7 +351,7 @@ impl UnsubscribeEvents {
                 .iter()
                 .copied()
                 .filter(|u| !removed_set.contains(u)),
-            peer("peer_remove", &[channel.id], removed),
+            peer(false, &[channel.id], removed),
         );
         Ok(())
     }
@@ -363,8 +379,41 @@ pub struct StreamUpdate {
     pub property: String,
     /// Its new value.
     pub value: Value,
-    /// The extra fields some properties carry.
-    pub extra: Map<String, Value>,
+    /// With a description: the rendered one.
+    pub rendered_description: Option<String>,
+    /// With a privacy change: the history setting.
+    pub history_public_to_subscribers: Option<bool>,
+    /// With a privacy change: whether web-public.
+    pub is_web_public: Option<bool>,
+}
+
+impl StreamUpdate {
+    /// A change of `property` to `value`, named `name` in the event, with no extra fields.
+    pub fn new(name: &str, property: &str, value: Value) -> Self {
+        StreamUpdate {
+            name: name.to_owned(),
+            property: property.to_owned(),
+            value,
+            rendered_description: None,
+            history_public_to_subscribers: None,
+            is_web_public: None,
+        }
+    }
+}
+
+/// The personal settings that a user's null per-channel notification settings inherit, from
+/// their effective settings.
+pub fn inherited_notifications(
+    settings: &serde_json::Map<String, Value>,
+) -> InheritedNotifications {
+    let get = |name: &str| settings.get(name).and_then(Value::as_bool).unwrap_or(false);
+    InheritedNotifications {
+        desktop: get("enable_stream_desktop_notifications"),
+        audible: get("enable_stream_audible_notifications"),
+        push: get("enable_stream_push_notifications"),
+        email: get("enable_stream_email_notifications"),
+        wildcard_mentions: get("wildcard_mentions_notify"),
+    }
 }
 
 /// The events of a change to a channel's settings, from the channel before and after: `stream`
@@ -379,7 +428,7 @@ pub fn channel_changed(
     events: &mut Events,
 ) -> ActionResult<()> {
     let subscribers = subscriptions::subscribers(conn, new.id)?;
-    let count = subscribers.len() as i64;
+    let count = subscribers.len();
     let before = people.viewers(old, &subscribers);
     let after = people.viewers(new, &subscribers);
     let mut out = Vec::new();
@@ -387,13 +436,13 @@ pub fn channel_changed(
     push_to(
         &mut out,
         gained.iter().copied(),
-        stream_create(vec![new.api_fields(count)]),
+        stream_create(vec![object(new, count)]),
     );
     if !subscribers.is_empty() {
         push_to(
             &mut out,
             gained.iter().copied(),
-            peer("peer_add", &[new.id], &subscribers),
+            peer(true, &[new.id], &subscribers),
         );
     }
     let staying: Vec<UserId> = after.intersection(&before).copied().collect();
@@ -401,19 +450,13 @@ pub fn channel_changed(
         push_to(
             &mut out,
             staying.iter().copied(),
-            stream_update(
-                new,
-                &update.name,
-                &update.property,
-                update.value,
-                update.extra,
-            ),
+            stream_update(new, update),
         );
     }
     push_to(
         &mut out,
         before.difference(&after).copied(),
-        stream_delete(vec![new.api_fields(count)]),
+        stream_delete(vec![object(new, count)]),
     );
     for event in out {
         events.push(event);

@@ -1,16 +1,19 @@
 //! Events about messages: new messages, edits and moves, deletions.
 
+use super::emit::{body, to_users};
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
-use crate::messages_read::{present, Presentation};
+use crate::present::messages::{messages as present, Presentation};
 use parley_domain::message::flags;
-use parley_domain::user::{gravatar_url, AvatarSource, EmailAddressVisibility, User};
+use parley_domain::user::{gravatar_url, EmailAddressVisibility, User};
 use parley_domain::{MessageId, UserId};
 use parley_events::{Body, Capability, Event, MessagePayload, MessageRecipient};
 use parley_storage::messages::{self, ReadMessage};
 use parley_storage::DbConn;
+use parley_wire as wire;
+use parley_wire::event::{DeleteMessage, FlagsEvent, ReactionEvent, UpdateMessage};
+use parley_wire::user::{avatar_url, PersonRef};
 use serde_json::{Map, Value};
-use std::sync::Arc;
 
 /// Who receives a new message and with which flags.
 pub struct MessageAudience<'a> {
@@ -46,27 +49,20 @@ pub fn message_sent(
         row,
         flags: Some(0),
     };
-    let mut list = present(ctx, conn, sender, &[read], options)?;
-    let Some(Value::Object(mut message)) = list.pop() else {
+    let record = present(ctx, conn, sender, &[read], options)?
+        .pop()
+        .ok_or_else(|| ActionError::Internal("message presentation failed".into()))?;
+    let Ok(Value::Object(mut message)) = serde_json::to_value(record) else {
         return Err(ActionError::Internal("message presentation failed".into()));
     };
+    // The engine adds these per client.
     for key in ["content", "content_type", "avatar_url", "flags"] {
         message.remove(key);
     }
     // Clients compute Gravatar URLs themselves only when the address is visible to everyone.
     let gravatar = gravatar_url(&sender.delivery_email, sender.avatar_version);
-    let avatar_url = match sender.avatar_source {
-        AvatarSource::Gravatar
-            if sender.email_address_visibility == EmailAddressVisibility::Everyone =>
-        {
-            None
-        }
-        AvatarSource::Gravatar => Some(gravatar.clone()),
-        AvatarSource::Uploaded => Some(format!(
-            "{}/user_avatars/{}.png?version={}",
-            ctx.realm.url, sender.id, sender.avatar_version
-        )),
-    };
+    let everyone_sees_address = sender.email_address_visibility == EmailAddressVisibility::Everyone;
+    let avatar_url = avatar_url(sender, &ctx.realm.url, everyone_sees_address);
     let mut recipients: Vec<MessageRecipient> = audience
         .rows
         .iter()
@@ -119,7 +115,7 @@ pub fn message_viewers(conn: &mut DbConn, row: &messages::MessageRow) -> ActionR
 /// message (one event per distinct flag set, so delivery stays a shared copy).
 pub fn message_updated(
     conn: &mut DbConn,
-    body: Map<String, Value>,
+    body: UpdateMessage,
     message: MessageId,
     audience: &[UserId],
 ) -> ActionResult<Vec<Event>> {
@@ -136,10 +132,12 @@ pub fn message_updated(
     Ok(groups
         .into_iter()
         .map(|(bits, users)| {
-            let mut body = body.clone();
-            let names: Vec<&str> = bits.map(flags::names).unwrap_or_default();
-            body.insert("flags".into(), names.into());
-            Event::to_users(users, Body::Json(Arc::new(body)))
+            let flags = bits.map(flags::names).unwrap_or_default();
+            let event = UpdateMessage {
+                flags,
+                ..body.clone()
+            };
+            to_users(users, wire::Event::UpdateMessage(Box::new(event)))
         })
         .collect())
 }
@@ -155,36 +153,35 @@ pub struct DeletedFrom {
 /// `delete_message`: the bulk form for clients with `bulk_message_deletion`, one event per
 /// message for the others.
 pub fn messages_deleted(ids: &[MessageId], from: &DeletedFrom, audience: Vec<UserId>) -> Event {
-    let mut common = Map::new();
-    common.insert("type".into(), "delete_message".into());
-    match from.channel {
-        Some(channel) => {
-            common.insert("message_type".into(), "stream".into());
-            common.insert("stream_id".into(), channel.0.into());
-            common.insert("topic".into(), from.topic.clone().into());
-        }
-        None => {
-            common.insert("message_type".into(), "private".into());
-        }
-    }
-    let mut bulk = common.clone();
-    bulk.insert(
-        "message_ids".into(),
-        ids.iter().map(|m| m.0).collect::<Vec<_>>().into(),
-    );
+    let common = DeleteMessage {
+        message_type: if from.channel.is_some() {
+            "stream"
+        } else {
+            "private"
+        },
+        message_ids: None,
+        message_id: None,
+        stream_id: from.channel,
+        topic: from.channel.map(|_| from.topic.clone()),
+    };
+    let bulk = DeleteMessage {
+        message_ids: Some(ids.to_vec()),
+        ..common.clone()
+    };
     let singles: Vec<Body> = ids
         .iter()
         .map(|id| {
-            let mut one = common.clone();
-            one.insert("message_id".into(), id.0.into());
-            Body::Json(Arc::new(one))
+            body(wire::Event::DeleteMessage(DeleteMessage {
+                message_id: Some(*id),
+                ..common.clone()
+            }))
         })
         .collect();
     Event::to_users(
         audience,
         Body::by_capability(
             Capability::BulkMessageDeletion,
-            Body::Json(Arc::new(bulk)),
+            body(wire::Event::DeleteMessage(bulk)),
             Some(Body::Many(singles)),
         ),
     )
@@ -193,22 +190,25 @@ pub fn messages_deleted(ids: &[MessageId], from: &DeletedFrom, audience: Vec<Use
 /// `reaction` `add` or `remove`, to everyone who may see the message.
 pub fn reaction_changed(
     ctx: &Context,
-    op: &str,
+    add: bool,
     user: &User,
     reaction: &parley_storage::reactions::Reaction,
     audience: Vec<UserId>,
 ) -> Event {
-    Event::json(
+    to_users(
         audience,
-        serde_json::json!({
-            "type": "reaction",
-            "op": op,
-            "user_id": user.id,
-            "user": {"user_id": user.id, "email": user.api_email(&ctx.realm.host), "full_name": user.full_name},
-            "message_id": reaction.message_id,
-            "emoji_name": reaction.emoji_name,
-            "emoji_code": reaction.emoji_code,
-            "reaction_type": reaction.reaction_type,
+        wire::Event::Reaction(ReactionEvent {
+            op: if add { "add" } else { "remove" },
+            user_id: user.id,
+            user: PersonRef {
+                user_id: user.id,
+                email: user.api_email(&ctx.realm.host),
+                full_name: Some(user.full_name.clone()),
+            },
+            message_id: reaction.message_id,
+            emoji_name: reaction.emoji_name.clone(),
+            emoji_code: reaction.emoji_code.clone(),
+            reaction_type: reaction.reaction_type.clone(),
         }),
     )
 }
@@ -217,21 +217,21 @@ pub fn reaction_changed(
 /// messages became unread).
 pub fn flags_changed(
     user: UserId,
-    op: &str,
+    add: bool,
     flag: &str,
     ids: &[MessageId],
     details: Option<Map<String, Value>>,
 ) -> Event {
-    let mut body = serde_json::json!({
-        "type": "update_message_flags",
-        "op": op,
-        "operation": op,
-        "flag": flag,
-        "messages": ids.iter().map(|m| m.0).collect::<Vec<_>>(),
-        "all": false,
-    });
-    if let Some(details) = details {
-        body["message_details"] = Value::Object(details);
-    }
-    Event::json(vec![user], body)
+    let op = if add { "add" } else { "remove" };
+    to_users(
+        vec![user],
+        wire::Event::UpdateMessageFlags(FlagsEvent {
+            op,
+            operation: op,
+            flag: flag.to_owned(),
+            messages: ids.to_vec(),
+            all: false,
+            message_details: details,
+        }),
+    )
 }

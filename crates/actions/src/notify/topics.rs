@@ -1,9 +1,10 @@
 //! Events about people's topic visibility policies.
 
+use super::emit::to_users;
 use parley_domain::{ChannelId, UserId};
 use parley_events::Event;
 use parley_storage::user_topics::UserTopic;
-use serde_json::json;
+use parley_wire as wire;
 
 /// `user_topic`: one person's policy for one topic changed.
 pub fn user_topic_changed(
@@ -13,14 +14,13 @@ pub fn user_topic_changed(
     policy: i64,
     now: i64,
 ) -> Event {
-    Event::json(
+    to_users(
         vec![user],
-        json!({
-            "type": "user_topic",
-            "stream_id": channel.0,
-            "topic_name": topic,
-            "last_updated": now,
-            "visibility_policy": policy,
+        wire::Event::UserTopic(wire::personal::UserTopic {
+            stream_id: channel,
+            topic_name: topic.to_owned(),
+            last_updated: now,
+            visibility_policy: policy,
         }),
     )
 }
@@ -29,12 +29,9 @@ pub fn user_topic_changed(
 /// ask for it instead of `user_topic` (the engine sends only `user_topic` to clients asking for
 /// both).
 pub fn muted_topics_changed(user: UserId, muted: Vec<(String, &UserTopic)>) -> Event {
-    let list: Vec<serde_json::Value> = muted
+    let muted_topics = muted
         .into_iter()
-        .map(|(channel_name, t)| json!([channel_name, t.topic, t.last_updated]))
+        .map(|(channel_name, t)| (channel_name, t.topic.clone(), t.last_updated))
         .collect();
-    Event::json(
-        vec![user],
-        json!({"type": "muted_topics", "muted_topics": list}),
-    )
+    to_users(vec![user], wire::Event::MutedTopics { muted_topics })
 }

@@ -1,86 +1,48 @@
-//! Events about uploaded files and custom emoji, and the API shapes of attachments and
-//! custom emoji (defined once here for the events, the snapshot and the `GET` endpoints).
+//! Events about uploaded files and custom emoji (their objects come from `present::realm`).
 
-use parley_domain::realm_emoji::image_url;
+use super::emit::{to_everyone, to_users};
 use parley_domain::UserId;
-use parley_events::{Body, Event};
-use parley_storage::attachments::Attachment;
-use parley_storage::realm_emoji::RealmEmojiRow;
-use serde_json::{json, Map, Value};
+use parley_events::Event;
+use parley_wire as wire;
+use parley_wire::event::{AttachmentEvent, RealmEmojiEvent};
+use parley_wire::realm::{Attachment, AttachmentId, RealmEmojiMap};
 
-/// An attachment as the API shows it; `messages` are `(id, date_sent seconds)` pairs.
-pub fn attachment_json(attachment: &Attachment, messages: &[(i64, i64)]) -> Value {
-    let messages: Vec<Value> = messages
-        .iter()
-        .map(|(id, date_sent)| json!({"id": id, "date_sent": date_sent * 1000}))
-        .collect();
-    json!({
-        "id": attachment.id,
-        "name": attachment.name,
-        "path_id": attachment.path_id,
-        "size": attachment.size,
-        "create_time": attachment.create_time * 1000,
-        "messages": messages,
-    })
-}
-
-/// `attachment` with `op` `add` or `update`, to the owner: the attachment in full and the
-/// organization's used upload space.
-pub fn attachment_changed(owner: UserId, op: &str, attachment: Value, space_used: i64) -> Event {
-    Event::json(
-        vec![owner],
-        json!({
-            "type": "attachment",
-            "op": op,
-            "attachment": attachment,
-            "upload_space_used": space_used,
-        }),
-    )
+/// `attachment` `add` (a new upload) or `update` (its messages changed), to the owner: the
+/// attachment in full and the organization's used upload space.
+pub fn attachment_changed(
+    owner: UserId,
+    added: bool,
+    attachment: Attachment,
+    upload_space_used: i64,
+) -> Event {
+    let event = if added {
+        AttachmentEvent::Add {
+            attachment,
+            upload_space_used,
+        }
+    } else {
+        AttachmentEvent::Update {
+            attachment,
+            upload_space_used,
+        }
+    };
+    to_users(vec![owner], wire::Event::Attachment(event))
 }
 
 /// `attachment` `remove`, to the owner.
-pub fn attachment_removed(owner: UserId, id: i64, space_used: i64) -> Event {
-    Event::json(
+pub fn attachment_removed(owner: UserId, id: i64, upload_space_used: i64) -> Event {
+    to_users(
         vec![owner],
-        json!({
-            "type": "attachment",
-            "op": "remove",
-            "attachment": {"id": id},
-            "upload_space_used": space_used,
+        wire::Event::Attachment(AttachmentEvent::Remove {
+            attachment: AttachmentId { id },
+            upload_space_used,
         }),
     )
 }
 
-/// A custom emoji as the API shows it (`still_url` is null unless the image is animated).
-pub fn realm_emoji_json(realm_id: i64, emoji: &RealmEmojiRow) -> Value {
-    let still_url = emoji
-        .is_animated
-        .then(|| image_url(realm_id, &format!("still/{}.png", emoji.id)));
-    json!({
-        "id": emoji.id.to_string(),
-        "name": emoji.name,
-        "source_url": image_url(realm_id, &emoji.file_name),
-        "still_url": still_url,
-        "deactivated": emoji.deactivated,
-        "author_id": emoji.author_id,
-    })
-}
-
-/// Every custom emoji (active or not), keyed by ID, as `GET /realm/emoji` and the snapshot's
-/// `realm_emoji` show them.
-pub fn realm_emoji_map(realm_id: i64, all: &[RealmEmojiRow]) -> Value {
-    let map: Map<String, Value> = all
-        .iter()
-        .map(|e| (e.id.to_string(), realm_emoji_json(realm_id, e)))
-        .collect();
-    Value::Object(map)
-}
-
 /// `realm_emoji` `update`, to everyone: the full set of custom emoji.
-pub fn realm_emoji_updated(realm_emoji: Value) -> Event {
-    Event::everyone(Body::json(json!({
-        "type": "realm_emoji",
-        "op": "update",
-        "realm_emoji": realm_emoji,
-    })))
+pub fn realm_emoji_updated(realm_emoji: RealmEmojiMap) -> Event {
+    to_everyone(wire::Event::RealmEmoji(RealmEmojiEvent::Update {
+        realm_emoji,
+    }))
 }

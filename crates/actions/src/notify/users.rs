@@ -5,15 +5,22 @@
 //! Every `realm_user` `update` goes through [`person_update`], which sends it only to the users
 //! who can access the changed user ([`users_who_can_access`]).
 
+use super::emit::{to_everyone, to_users};
 use crate::context::Context;
 use crate::error::ActionResult;
 use crate::notify::channels::active_users;
+use crate::present;
 use parley_domain::groups::{GroupId, SystemGroup};
-use parley_domain::user::{AvatarSource, User, UserRecord, UserRecordOptions};
+use parley_domain::user::{AvatarSource, User};
 use parley_domain::{ProfileFieldId, Role, UserId};
-use parley_events::{Body, Event};
-use parley_storage::{profile_fields, users, DbConn};
-use serde_json::{json, Map, Value};
+use parley_events::Event;
+use parley_storage::{users, DbConn};
+use parley_wire as wire;
+use parley_wire::event::{
+    BotId, PersonUpdate, ProfileFieldUpdate, RealmBotEvent, RealmUserEvent, UserGroupEvent,
+};
+use parley_wire::user::{ProfileData, UserOptions};
+use parley_wire::Object;
 use std::collections::BTreeMap;
 
 /// `realm_user` `add` for a new account, to every active user. The person is built for each
@@ -21,24 +28,23 @@ use std::collections::BTreeMap;
 /// one event. As in the reference, `avatar_url` is always filled in (the event cannot know which
 /// clients compute Gravatar URLs themselves) and `profile_data` is empty.
 pub fn user_created(ctx: &Context, created: &User, people: &[User]) -> Vec<Event> {
-    let options = UserRecordOptions {
+    let options = UserOptions {
         client_gravatar: false,
         include_custom_profile_fields: true,
     };
-    let mut groups: BTreeMap<String, (Value, Vec<UserId>)> = BTreeMap::new();
+    // Viewers who may see the address and those who may not each share one event.
+    let mut groups: BTreeMap<bool, (wire::User, Vec<UserId>)> = BTreeMap::new();
     for viewer in people {
-        let record = UserRecord::build(
+        let person = wire::User::build(
             created,
             Some(viewer),
             options,
             &ctx.realm.host,
             &ctx.realm.url,
-            Some(Map::new()),
+            Some(ProfileData::new()),
         );
-        let person = serde_json::to_value(record).unwrap_or(Value::Null);
-        let key = person.to_string();
         groups
-            .entry(key)
+            .entry(person.delivery_email.is_some())
             .or_insert_with(|| (person, Vec::new()))
             .1
             .push(viewer.id);
@@ -46,9 +52,9 @@ pub fn user_created(ctx: &Context, created: &User, people: &[User]) -> Vec<Event
     groups
         .into_values()
         .map(|(person, viewers)| {
-            Event::json(
+            to_users(
                 viewers,
-                json!({"type": "realm_user", "op": "add", "person": person}),
+                wire::Event::RealmUser(RealmUserEvent::Add { person }),
             )
         })
         .collect()
@@ -76,11 +82,15 @@ pub fn users_who_can_access(conn: &mut DbConn, target: &User) -> ActionResult<Ve
 
 /// `realm_user` `update` with this `person` object (which must hold `user_id` plus the changed
 /// fields), to the users who can access `target`. Every form of the update is built here.
-pub fn person_update(conn: &mut DbConn, target: &User, person: Value) -> ActionResult<Event> {
+pub fn person_update(
+    conn: &mut DbConn,
+    target: &User,
+    person: PersonUpdate,
+) -> ActionResult<Event> {
     let audience = users_who_can_access(conn, target)?;
-    Ok(Event::json(
+    Ok(to_users(
         audience,
-        json!({"type": "realm_user", "op": "update", "person": person}),
+        wire::Event::RealmUser(RealmUserEvent::Update { person }),
     ))
 }
 
@@ -89,7 +99,10 @@ pub fn full_name_changed(conn: &mut DbConn, target: &User, name: &str) -> Action
     person_update(
         conn,
         target,
-        json!({"user_id": target.id, "full_name": name}),
+        PersonUpdate::FullName {
+            user_id: target.id,
+            full_name: name.to_owned(),
+        },
     )
 }
 
@@ -97,15 +110,9 @@ pub fn full_name_changed(conn: &mut DbConn, target: &User, name: &str) -> Action
 /// `target` as it is after the change (new `avatar_source` and `avatar_version`). Avatar upload
 /// calls this after storing the new avatar.
 pub fn avatar_changed(ctx: &Context, conn: &mut DbConn, target: &User) -> ActionResult<Event> {
-    let record = UserRecord::build(
-        target,
-        None,
-        UserRecordOptions::default(),
-        &ctx.realm.host,
-        &ctx.realm.url,
-        None,
-    );
-    let url = record.avatar_url.unwrap_or_default();
+    let url = present::users::public_record(ctx, target)
+        .avatar_url
+        .unwrap_or_default();
     let medium = match target.avatar_source {
         AvatarSource::Uploaded => url.replacen(".png?", "-medium.png?", 1),
         AvatarSource::Gravatar => format!("{url}&s=500"),
@@ -113,13 +120,13 @@ pub fn avatar_changed(ctx: &Context, conn: &mut DbConn, target: &User) -> Action
     person_update(
         conn,
         target,
-        json!({
-            "user_id": target.id,
-            "avatar_source": target.avatar_source.code(),
-            "avatar_url": url,
-            "avatar_url_medium": medium,
-            "avatar_version": target.avatar_version,
-        }),
+        PersonUpdate::Avatar {
+            user_id: target.id,
+            avatar_source: target.avatar_source.code(),
+            avatar_url: url,
+            avatar_url_medium: medium,
+            avatar_version: target.avatar_version,
+        },
     )
 }
 
@@ -133,13 +140,24 @@ pub fn timezone_changed(
     person_update(
         conn,
         target,
-        json!({"user_id": target.id, "email": target.api_email(&ctx.realm.host), "timezone": zone}),
+        PersonUpdate::Timezone {
+            user_id: target.id,
+            email: target.api_email(&ctx.realm.host),
+            timezone: zone.to_owned(),
+        },
     )
 }
 
 /// Bot owner form: `{user_id, bot_owner_id}`.
 pub fn bot_owner_changed(conn: &mut DbConn, bot: &User, owner: UserId) -> ActionResult<Event> {
-    person_update(conn, bot, json!({"user_id": bot.id, "bot_owner_id": owner}))
+    person_update(
+        conn,
+        bot,
+        PersonUpdate::BotOwner {
+            user_id: bot.id,
+            bot_owner_id: owner,
+        },
+    )
 }
 
 /// Role form: `{user_id, role}`.
@@ -147,7 +165,10 @@ pub fn role_changed(conn: &mut DbConn, target: &User, role: Role) -> ActionResul
     person_update(
         conn,
         target,
-        json!({"user_id": target.id, "role": role.code()}),
+        PersonUpdate::Role {
+            user_id: target.id,
+            role: role.code(),
+        },
     )
 }
 
@@ -156,7 +177,10 @@ pub fn api_email_changed(conn: &mut DbConn, target: &User, email: &str) -> Actio
     person_update(
         conn,
         target,
-        json!({"user_id": target.id, "new_email": email}),
+        PersonUpdate::Email {
+            user_id: target.id,
+            new_email: email.to_owned(),
+        },
     )
 }
 
@@ -169,7 +193,10 @@ pub fn activation_changed(
     person_update(
         conn,
         target,
-        json!({"user_id": target.id, "is_active": is_active}),
+        PersonUpdate::Activation {
+            user_id: target.id,
+            is_active,
+        },
     )
 }
 
@@ -189,10 +216,13 @@ pub fn delivery_email_changed(
     if viewers.is_empty() {
         return Ok(None);
     }
-    Ok(Some(Event::json(
+    let person = PersonUpdate::DeliveryEmail {
+        user_id: target.id,
+        delivery_email: email.map(str::to_owned),
+    };
+    Ok(Some(to_users(
         viewers,
-        json!({"type": "realm_user", "op": "update",
-               "person": {"user_id": target.id, "delivery_email": email}}),
+        wire::Event::RealmUser(RealmUserEvent::Update { person }),
     )))
 }
 
@@ -205,27 +235,24 @@ pub fn profile_value_changed(
     value: Option<&str>,
     rendered_value: Option<&str>,
 ) -> ActionResult<Event> {
-    let mut data = Map::new();
-    data.insert("id".into(), field.0.into());
-    data.insert("value".into(), value.into());
-    if let Some(rendered) = rendered_value {
-        data.insert("rendered_value".into(), rendered.into());
-    }
     person_update(
         conn,
         target,
-        json!({"user_id": target.id, "custom_profile_field": data}),
+        PersonUpdate::ProfileField {
+            user_id: target.id,
+            custom_profile_field: ProfileFieldUpdate {
+                id: field,
+                value: value.map(str::to_owned),
+                rendered_value: rendered_value.map(str::to_owned),
+            },
+        },
     )
 }
 
 /// `custom_profile_fields` with every definition, in display order, to everyone.
 pub fn profile_fields_changed(conn: &mut DbConn) -> ActionResult<Event> {
-    let fields = profile_fields::all(conn)?;
-    let fields = serde_json::to_value(&fields).unwrap_or(Value::Array(Vec::new()));
-    Ok(Event::everyone(Body::json(json!({
-        "type": "custom_profile_fields",
-        "fields": fields,
-    }))))
+    let fields = present::realm::profile_fields(conn)?;
+    Ok(to_everyone(wire::Event::CustomProfileFields { fields }))
 }
 
 /// The system group whose direct member a user of this role is, as the register snapshot lists
@@ -239,10 +266,19 @@ pub fn role_system_group(role: Role) -> SystemGroup {
 
 /// `user_group` `add_members` or `remove_members` of these users, to everyone.
 pub fn group_members_changed(group: GroupId, add: bool, user_ids: &[UserId]) -> Event {
-    let op = if add { "add_members" } else { "remove_members" };
-    Event::everyone(Body::json(json!({
-        "type": "user_group", "op": op, "group_id": group, "user_ids": user_ids,
-    })))
+    let user_ids = user_ids.to_vec();
+    let event = if add {
+        UserGroupEvent::AddMembers {
+            group_id: group,
+            user_ids,
+        }
+    } else {
+        UserGroupEvent::RemoveMembers {
+            group_id: group,
+            user_ids,
+        }
+    };
+    to_everyone(wire::Event::UserGroup(event))
 }
 
 /// The active users who administer a bot: its owner and the organization administrators (the
@@ -255,16 +291,29 @@ pub fn bot_administrators(conn: &mut DbConn, bot: &User) -> ActionResult<Vec<Use
         .collect())
 }
 
-/// `realm_bot` with this op and `bot` object, to the bot's administrators.
-pub fn realm_bot_event(
-    conn: &mut DbConn,
-    bot: &User,
-    op: &str,
-    body: Value,
-) -> ActionResult<Event> {
+/// `realm_bot` `add` with the bot object, to the bot's administrators.
+pub fn bot_added(conn: &mut DbConn, bot: &User, object: wire::user::Bot) -> ActionResult<Event> {
+    realm_bot_event(conn, bot, RealmBotEvent::Add { bot: object })
+}
+
+/// `realm_bot` `update` with `user_id` and the changed properties, to the bot's
+/// administrators.
+pub fn bot_updated(conn: &mut DbConn, bot: &User, changes: Object) -> ActionResult<Event> {
+    realm_bot_event(conn, bot, RealmBotEvent::Update { bot: changes })
+}
+
+/// `realm_bot` `delete` (a deactivated bot), to the bot's administrators.
+pub fn bot_deleted(conn: &mut DbConn, bot: &User) -> ActionResult<Event> {
+    realm_bot_event(
+        conn,
+        bot,
+        RealmBotEvent::Delete {
+            bot: BotId { user_id: bot.id },
+        },
+    )
+}
+
+fn realm_bot_event(conn: &mut DbConn, bot: &User, event: RealmBotEvent) -> ActionResult<Event> {
     let audience = bot_administrators(conn, bot)?;
-    Ok(Event::json(
-        audience,
-        json!({"type": "realm_bot", "op": op, "bot": body}),
-    ))
+    Ok(to_users(audience, wire::Event::RealmBot(event)))
 }

@@ -1,14 +1,16 @@
 //! The channel part of a snapshot: the caller's subscriptions, the channels they left or never
 //! joined, every channel they may see, and the default channels.
 
-use super::{IncludeSubscribers, SnapshotInput, Wanted};
+use super::input::{put, IncludeSubscribers, SnapshotInput, Wanted};
 use crate::error::ActionResult;
-use crate::subscriptions::{subscription_object, with_inherited_notifications};
+use crate::notify::channels::inherited_notifications;
 use parley_domain::access::can_access_channel_metadata;
 use parley_domain::channel::Channel;
 use parley_domain::{ChannelId, UserId};
 use parley_storage::subscriptions::Subscription;
 use parley_storage::{channels, subscriptions, DbConn};
+use parley_wire as wire;
+use parley_wire::channel::{ChannelWithSubscribers, Subscribers, Subscription as WireSubscription};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -48,21 +50,26 @@ pub(super) fn fill(
         .collect();
     visible.sort_by_key(|c| c.name.to_lowercase());
     let include = input.request.include_subscribers;
-    let personal = crate::user_settings::effective_settings(conn, me)?;
-    let with_subscribers = |fields: &mut Map<String, Value>, subscribers: &[UserId]| {
-        let ids = || Value::from(subscribers.iter().map(|u| u.0).collect::<Vec<_>>());
+    let personal = inherited_notifications(&crate::user_settings::effective_settings(conn, me)?);
+    let subscribers_of = |subscribers: &[UserId]| {
+        let ids = || Some(subscribers.to_vec());
         match include {
-            IncludeSubscribers::No => {}
-            IncludeSubscribers::All => {
-                fields.insert("subscribers".into(), ids());
-            }
+            IncludeSubscribers::No => Subscribers::default(),
+            IncludeSubscribers::All => Subscribers {
+                subscribers: ids(),
+                partial_subscribers: None,
+            },
             IncludeSubscribers::Partial if subscribers.len() < PARTIAL_SUBSCRIBERS_THRESHOLD => {
-                fields.insert("subscribers".into(), ids());
+                Subscribers {
+                    subscribers: ids(),
+                    partial_subscribers: None,
+                }
             }
-            IncludeSubscribers::Partial => {
-                // Without activity tracking, every subscriber counts as recently active.
-                fields.insert("partial_subscribers".into(), ids());
-            }
+            // Without activity tracking, every subscriber counts as recently active.
+            IncludeSubscribers::Partial => Subscribers {
+                subscribers: None,
+                partial_subscribers: ids(),
+            },
         }
     };
     if wants_subs {
@@ -71,51 +78,48 @@ pub(super) fn fill(
         let mut never = Vec::new();
         for channel in &visible {
             let subscribers = all_subscribers.get(&channel.id).unwrap_or(&no_one);
+            let count = subscribers.len() as i64;
             match mine.get(&channel.id) {
                 Some(sub) => {
-                    let mut fields =
-                        subscription_object(channel, &sub.settings, subscribers, false);
+                    let mut object = WireSubscription::new(channel, &sub.settings, count);
                     if !input.request.client_capabilities.notification_settings_null {
-                        fields = with_inherited_notifications(&personal, fields);
+                        object = object.with_inherited(personal);
                     }
-                    with_subscribers(&mut fields, subscribers);
+                    object.subscribers = subscribers_of(subscribers);
                     if sub.active {
-                        subscribed.push(Value::Object(fields));
+                        subscribed.push(object);
                     } else {
-                        unsubscribed.push(Value::Object(fields));
+                        unsubscribed.push(object);
                     }
                 }
-                None => {
-                    let mut fields = channel.api_fields(subscribers.len() as i64);
-                    with_subscribers(&mut fields, subscribers);
-                    never.push(Value::Object(fields));
-                }
+                None => never.push(ChannelWithSubscribers {
+                    channel: wire::Channel::new(channel, count),
+                    subscribers: subscribers_of(subscribers),
+                }),
             }
         }
-        out.insert("subscriptions".into(), Value::Array(subscribed));
-        out.insert("unsubscribed".into(), Value::Array(unsubscribed));
-        out.insert("never_subscribed".into(), Value::Array(never));
+        put(out, "subscriptions", subscribed);
+        put(out, "unsubscribed", unsubscribed);
+        put(out, "never_subscribed", never);
     }
     if wants_streams {
-        let list: Vec<Value> = visible
+        let list: Vec<wire::Channel> = visible
             .iter()
             .map(|c| {
                 let count = all_subscribers.get(&c.id).map_or(0, Vec::len) as i64;
-                Value::Object(c.api_fields(count))
+                wire::Channel::new(c, count)
             })
             .collect();
-        out.insert("streams".into(), Value::Array(list));
+        put(out, "streams", list);
     }
     if wants_defaults {
-        let list: Vec<Value> = visible
+        // Channel IDs, as the reference sends them since feature level 330.
+        let list: Vec<ChannelId> = visible
             .iter()
-            .filter(|c| c.is_default)
-            .map(|c| {
-                let count = all_subscribers.get(&c.id).map_or(0, Vec::len) as i64;
-                Value::Object(c.api_fields(count))
-            })
+            .filter(|c| c.is_default && !c.is_archived)
+            .map(|c| c.id)
             .collect();
-        out.insert("realm_default_streams".into(), Value::Array(list));
+        put(out, "realm_default_streams", list);
     }
     Ok(())
 }

@@ -1,11 +1,14 @@
 //! The message part of a snapshot: the newest message ID, unread messages, starred messages and
 //! recent direct-message conversations.
 
-use super::{SnapshotInput, Wanted};
+use super::input::{put, SnapshotInput, Wanted};
 use crate::error::ActionResult;
 use parley_domain::message::{dm_participants, flags};
 use parley_storage::{messages, summaries, DbConn};
-use serde_json::{json, Map, Value};
+use parley_wire::personal::{
+    RecentConversation, UnreadDirect, UnreadGroup, UnreadMessages, UnreadTopic,
+};
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 /// At most this many unread messages are listed (the reference's limit); `old_unreads_missing`
@@ -28,31 +31,31 @@ pub(super) fn fill(
         out.insert("max_message_id".into(), max.into());
     }
     if wanted.wants("message") && wanted.wants("update_message_flags") {
-        out.insert("unread_msgs".into(), unread_msgs(input, conn)?);
+        put(out, "unread_msgs", unread_msgs(input, conn)?);
     }
     if wanted.wants("starred_messages") {
         let ids: Vec<i64> = summaries::starred(conn, me)?.iter().map(|m| m.0).collect();
         out.insert("starred_messages".into(), ids.into());
     }
     if wanted.wants("recent_private_conversations") {
-        let list: Vec<Value> = summaries::recent_conversations(conn, me, RECENT_DM_SCAN)?
-            .into_iter()
-            .map(|row| {
-                let others: Vec<i64> = dm_participants(&row.dm_key)
-                    .into_iter()
-                    .filter(|u| *u != me)
-                    .map(|u| u.0)
-                    .collect();
-                json!({"max_message_id": row.max_id, "user_ids": others})
-            })
-            .collect();
-        out.insert("recent_private_conversations".into(), Value::Array(list));
+        let list: Vec<RecentConversation> =
+            summaries::recent_conversations(conn, me, RECENT_DM_SCAN)?
+                .into_iter()
+                .map(|row| RecentConversation {
+                    max_message_id: row.max_id,
+                    user_ids: dm_participants(&row.dm_key)
+                        .into_iter()
+                        .filter(|u| *u != me)
+                        .collect(),
+                })
+                .collect();
+        put(out, "recent_private_conversations", list);
     }
     Ok(())
 }
 
 /// `unread_msgs`: unread message IDs grouped by conversation, and the unread mentions.
-fn unread_msgs(input: &SnapshotInput<'_>, conn: &mut DbConn) -> ActionResult<Value> {
+fn unread_msgs(input: &SnapshotInput<'_>, conn: &mut DbConn) -> ActionResult<UnreadMessages> {
     let me = input.user.id;
     let rows = summaries::unread(conn, me, MAX_UNREAD_MESSAGES + 1)?;
     let missing = rows.len() as i64 > MAX_UNREAD_MESSAGES;
@@ -93,28 +96,32 @@ fn unread_msgs(input: &SnapshotInput<'_>, conn: &mut DbConn) -> ActionResult<Val
             (None, None) => {}
         }
     }
-    let streams: Vec<Value> = streams
-        .into_iter()
-        .map(|((channel, _), (topic, ids))| {
-            json!({"stream_id": channel, "topic": input.topic(&topic), "unread_message_ids": ids})
-        })
-        .collect();
-    let pms: Vec<Value> = pms
-        .into_iter()
-        .map(|(other, (sender, ids))| {
-            json!({"other_user_id": other, "sender_id": sender, "unread_message_ids": ids})
-        })
-        .collect();
-    let huddles: Vec<Value> = huddles
-        .into_iter()
-        .map(|(key, ids)| json!({"user_ids_string": key, "unread_message_ids": ids}))
-        .collect();
-    Ok(json!({
-        "count": rows.len(),
-        "pms": pms,
-        "streams": streams,
-        "huddles": huddles,
-        "mentions": mentions,
-        "old_unreads_missing": missing,
-    }))
+    Ok(UnreadMessages {
+        count: rows.len(),
+        pms: pms
+            .into_iter()
+            .map(|(other, (sender, ids))| UnreadDirect {
+                other_user_id: other,
+                sender_id: sender,
+                unread_message_ids: ids,
+            })
+            .collect(),
+        streams: streams
+            .into_iter()
+            .map(|((channel, _), (topic, ids))| UnreadTopic {
+                stream_id: channel,
+                topic: input.topic(&topic),
+                unread_message_ids: ids,
+            })
+            .collect(),
+        huddles: huddles
+            .into_iter()
+            .map(|(key, ids)| UnreadGroup {
+                user_ids_string: key,
+                unread_message_ids: ids,
+            })
+            .collect(),
+        mentions,
+        old_unreads_missing: missing,
+    })
 }

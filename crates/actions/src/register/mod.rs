@@ -3,7 +3,8 @@
 //! snapshot plus the queue's events never miss or double a change.
 
 mod channel_state;
-mod groups_state;
+mod config_state;
+mod input;
 mod message_state;
 mod people;
 mod people_state;
@@ -12,83 +13,19 @@ mod presence_state;
 mod realm_state;
 mod settings_state;
 
+use input::{put, SnapshotInput, Wanted};
+pub use input::{IncludeSubscribers, RegisterRequest};
+
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
 use crate::policy;
+pub use input::ClientCapabilities;
 use parley_domain::user::User;
 use parley_domain::RequestError;
-pub use parley_events::ClientCapabilities;
 use parley_events::{NarrowFilter, QueueOptions};
 use parley_storage::realms;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
-
-/// How `include_subscribers` was asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum IncludeSubscribers {
-    /// No subscriber lists.
-    #[default]
-    No,
-    /// Every channel's subscribers.
-    All,
-    /// Full lists for small channels, recently active users and bots for large ones.
-    Partial,
-}
-
-/// The parameters of `POST /register` (and of `GET /events` without a queue).
-#[derive(Debug, Clone, Default)]
-pub struct RegisterRequest {
-    /// HTML content in message events.
-    pub apply_markdown: bool,
-    /// Leave third-party avatar URLs to the client.
-    pub client_gravatar: bool,
-    /// Subscriber lists in subscription data.
-    pub include_subscribers: IncludeSubscribers,
-    /// Presence keyed by user ID.
-    pub slim_presence: bool,
-    /// Oldest presence data, in days.
-    pub presence_history_limit_days: Option<i64>,
-    /// Event types the queue receives; None = all.
-    pub event_types: Option<Vec<String>>,
-    /// Event types of the snapshot; None = `event_types`.
-    pub fetch_event_types: Option<Vec<String>>,
-    /// Message events from every public channel.
-    pub all_public_streams: bool,
-    /// What the client handles.
-    pub client_capabilities: ClientCapabilities,
-    /// `[operator, operand]` pairs filtering message events.
-    pub narrow: Vec<(String, String)>,
-    /// The client's name, from its User-Agent.
-    pub client_name: String,
-}
-
-/// Which parts of the snapshot were asked for.
-pub(crate) struct Wanted(Option<BTreeSet<String>>);
-
-impl Wanted {
-    pub(crate) fn wants(&self, kind: &str) -> bool {
-        self.0.as_ref().is_none_or(|set| set.contains(kind))
-    }
-}
-
-/// What the snapshot builders share.
-pub(crate) struct SnapshotInput<'a> {
-    pub ctx: &'a Context,
-    pub user: &'a User,
-    pub request: &'a RegisterRequest,
-    pub policy: &'a policy::Policy,
-}
-
-impl SnapshotInput<'_> {
-    /// A topic as this client shows it.
-    pub(crate) fn topic(&self, topic: &str) -> String {
-        if topic.is_empty() && !self.request.client_capabilities.empty_topic_name {
-            parley_domain::message::EMPTY_TOPIC_DISPLAY_NAME.to_owned()
-        } else {
-            topic.to_owned()
-        }
-    }
-}
 
 fn narrow_filters(pairs: &[(String, String)]) -> Result<Vec<NarrowFilter>, RequestError> {
     pairs
@@ -218,20 +155,20 @@ pub async fn do_register_spectator(
             }
             if wanted.wants("stream") || wanted.wants("subscription") {
                 let counts = parley_storage::subscriptions::all_subscribers(conn)?;
-                let public: Vec<Value> = parley_storage::channels::all(conn)?
+                let public: Vec<parley_wire::Channel> = parley_storage::channels::all(conn)?
                     .into_iter()
                     .filter(|c| c.is_web_public && !c.is_archived)
                     .map(|c| {
                         let count = counts.get(&c.id).map_or(0, Vec::len) as i64;
-                        Value::Object(c.api_fields(count))
+                        parley_wire::Channel::new(&c, count)
                     })
                     .collect();
                 if wanted.wants("stream") {
-                    out.insert("streams".into(), Value::Array(public.clone()));
+                    put(&mut out, "streams", &public);
                 }
                 if wanted.wants("subscription") {
                     // Spectators read web-public channels as if subscribed to them.
-                    out.insert("subscriptions".into(), Value::Array(public));
+                    put(&mut out, "subscriptions", &public);
                     out.insert("unsubscribed".into(), Value::Array(Vec::new()));
                     out.insert("never_subscribed".into(), Value::Array(Vec::new()));
                 }
@@ -246,10 +183,7 @@ pub async fn do_register_spectator(
             }
             people_state::fill_spectator(&wanted, &mut out);
             personal_state::fill_spectator(&wanted, &mut out);
-            if wanted.wants("realm_emoji") {
-                out.insert("realm_emoji".into(), crate::realm_emoji::snapshot(conn)?);
-            }
-            crate::notify::realm_config::fill_snapshot(conn, &wanted, &request, &mut out)?;
+            config_state::fill(conn, &wanted, &request, &mut out)?;
             empty_collections(&wanted, &mut out);
             out.insert("queue_id".into(), Value::Null);
             out.insert("last_event_id".into(), (-1).into());
@@ -291,19 +225,16 @@ pub(crate) fn fetch_snapshot(
     if wanted.wants("user_topic") || wanted.wants("muted_topics") {
         let (user_topics, muted) = crate::user_topics::snapshot(conn, user.id, |t| input.topic(t))?;
         if wanted.wants("user_topic") {
-            out.insert("user_topics".into(), user_topics);
+            put(&mut out, "user_topics", user_topics);
         }
         if wanted.wants("muted_topics") {
-            out.insert("muted_topics".into(), muted);
+            put(&mut out, "muted_topics", muted);
         }
     }
     presence_state::fill(&input, &wanted, conn, &mut out)?;
     people_state::fill(&input, &wanted, conn, &mut out)?;
     personal_state::fill(&input, &wanted, conn, &mut out)?;
-    if wanted.wants("realm_emoji") {
-        out.insert("realm_emoji".into(), crate::realm_emoji::snapshot(conn)?);
-    }
-    crate::notify::realm_config::fill_snapshot(conn, &wanted, request, &mut out)?;
+    config_state::fill(conn, &wanted, request, &mut out)?;
     empty_collections(&wanted, &mut out);
     Ok(out)
 }
@@ -314,7 +245,7 @@ fn empty_collections(wanted: &Wanted, out: &mut Map<String, Value>) {
     let empty_list = || Value::Array(Vec::new());
     let empty_map = || Value::Object(Map::new());
     type Part = (&'static str, &'static str, fn() -> Value);
-    let parts: [Part; 7] = [
+    let parts: [Part; 6] = [
         ("scheduled_messages", "scheduled_messages", || {
             Value::Array(Vec::new())
         }),
@@ -335,9 +266,6 @@ fn empty_collections(wanted: &Wanted, out: &mut Map<String, Value>) {
         ),
         ("stop_words", "stop_words", || Value::Array(Vec::new())),
         ("onboarding_steps", "onboarding_steps", || {
-            Value::Array(Vec::new())
-        }),
-        ("realm_export_consent", "export_consents", || {
             Value::Array(Vec::new())
         }),
     ];

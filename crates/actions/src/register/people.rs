@@ -1,12 +1,15 @@
 //! The people part of a snapshot: users, the caller's own account, groups, bots and profile
 //! fields.
 
-use super::{SnapshotInput, Wanted};
+use super::input::{put, SnapshotInput, Wanted};
 use crate::error::ActionResult;
-use crate::users::records;
-use parley_domain::user::{User, UserRecordOptions};
+use crate::present;
+use crate::present::users::records;
+use parley_domain::user::User;
 use parley_domain::Role;
 use parley_storage::{users, DbConn};
+use parley_wire as wire;
+use parley_wire::user::{CrossRealmBot, UserOptions};
 use serde_json::{json, Map, Value};
 
 /// Fills `realm_users` and the caller's own fields (`realm_user`), `realm_user_groups` and
@@ -22,25 +25,26 @@ pub(super) fn fill(
         realm_users(input, conn, &everyone, out)?;
     }
     if wanted.wants("realm_user_groups") {
-        let mut list = super::groups_state::group_objects(conn, &input.policy.groups, &everyone)?;
+        let mut list = present::groups::group_objects(conn, &input.policy.groups, &everyone)?;
         if !input.request.client_capabilities.include_deactivated_groups {
-            list.retain(|g| g["deactivated"] != true);
+            list.retain(|g| !g.deactivated);
         }
-        out.insert("realm_user_groups".into(), Value::Array(list));
+        put(out, "realm_user_groups", list);
     }
     if wanted.wants("realm_bot") {
         let bots = crate::bots::realm_bots(input.ctx, conn, input.user)?;
-        out.insert("realm_bots".into(), bots);
+        put(out, "realm_bots", bots);
     }
     if wanted.wants("custom_profile_fields") {
-        let fields = parley_storage::profile_fields::all(conn)?;
-        out.insert(
-            "custom_profile_fields".into(),
-            serde_json::to_value(&fields).unwrap_or(Value::Array(Vec::new())),
+        put(
+            out,
+            "custom_profile_fields",
+            present::realm::profile_fields(conn)?,
         );
-        out.insert(
-            "custom_profile_field_types".into(),
-            parley_domain::profile_field::field_types_json(),
+        put(
+            out,
+            "custom_profile_field_types",
+            wire::realm::profile_field_types(),
         );
     }
     Ok(())
@@ -53,51 +57,29 @@ fn realm_users(
     out: &mut Map<String, Value>,
 ) -> ActionResult<()> {
     let me = input.user;
-    let options = UserRecordOptions {
+    let options = UserOptions {
         client_gravatar: input.request.client_gravatar,
         include_custom_profile_fields: true,
     };
     let all = records(input.ctx, conn, me, everyone.to_vec(), options)?;
     let (active, inactive): (Vec<_>, Vec<_>) = all.into_iter().partition(|r| r.is_active);
-    let to_json = |list: Vec<parley_domain::user::UserRecord>| {
-        serde_json::to_value(list).unwrap_or(Value::Array(Vec::new()))
-    };
-    out.insert("realm_users".into(), to_json(active));
-    out.insert("realm_non_active_users".into(), to_json(inactive));
+    put(out, "realm_users", active);
+    put(out, "realm_non_active_users", inactive);
     let bots = users::system_bots(conn)?;
-    let bot_records: Vec<Value> = bots
+    let bot_options = UserOptions {
+        client_gravatar: input.request.client_gravatar,
+        include_custom_profile_fields: false,
+    };
+    let (host, url) = (&input.ctx.realm.host, &input.ctx.realm.url);
+    let bot_records: Vec<CrossRealmBot> = bots
         .iter()
-        .map(|bot| {
-            let mut record = serde_json::to_value(parley_domain::user::UserRecord::build(
-                bot,
-                Some(me),
-                UserRecordOptions {
-                    client_gravatar: input.request.client_gravatar,
-                    include_custom_profile_fields: false,
-                },
-                &input.ctx.realm.host,
-                &input.ctx.realm.url,
-                None,
-            ))
-            .unwrap_or(Value::Null);
-            if let Value::Object(map) = &mut record {
-                map.insert("is_system_bot".into(), true.into());
-            }
-            record
+        .map(|bot| CrossRealmBot {
+            user: wire::User::build(bot, Some(me), bot_options, host, url, None),
+            is_system_bot: true,
         })
         .collect();
-    out.insert("cross_realm_bots".into(), Value::Array(bot_records));
-    let own = parley_domain::user::UserRecord::build(
-        me,
-        Some(me),
-        UserRecordOptions {
-            client_gravatar: false,
-            include_custom_profile_fields: false,
-        },
-        &input.ctx.realm.host,
-        &input.ctx.realm.url,
-        None,
-    );
+    put(out, "cross_realm_bots", bot_records);
+    let own = wire::User::build(me, Some(me), UserOptions::default(), host, url, None);
     let groups = &input.policy.groups;
     let realm = &input.policy.realm;
     let can = |setting| groups.setting_contains(setting, me);
@@ -114,8 +96,6 @@ fn realm_users(
         ("is_owner", json!(me.role.is_owner())),
         ("is_moderator", json!(me.role == Role::Moderator)),
         ("is_guest", json!(me.role.is_guest())),
-        ("is_billing_admin", json!(false)),
-        ("user_role", json!(me.role.code())),
         (
             "can_create_public_streams",
             json!(can(&realm.can_create_public_channel_group)),

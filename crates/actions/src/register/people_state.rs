@@ -1,7 +1,7 @@
 //! The personal-preferences part of a snapshot: `user_status` (everyone's statuses),
 //! `alert_words` and `muted_users` (the caller's own).
 
-use super::{SnapshotInput, Wanted};
+use super::input::{put, SnapshotInput, Wanted};
 use crate::error::ActionResult;
 use parley_storage::DbConn;
 use serde_json::{Map, Value};
@@ -21,8 +21,9 @@ pub(super) fn fill(
         out.insert("alert_words".into(), words.into());
     }
     if wanted.wants("muted_users") {
-        out.insert(
-            "muted_users".into(),
+        put(
+            out,
+            "muted_users",
             crate::muted_users::snapshot(conn, input.user.id)?,
         );
     }

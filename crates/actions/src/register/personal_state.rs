@@ -1,7 +1,7 @@
 //! The personal part of a snapshot: the person's drafts, saved snippets and navigation views.
 //! Spectators have none of these, so they get empty lists.
 
-use super::{SnapshotInput, Wanted};
+use super::input::{put, SnapshotInput, Wanted};
 use crate::error::ActionResult;
 use parley_storage::DbConn;
 use serde_json::{Map, Value};
@@ -21,17 +21,19 @@ pub(super) fn fill(
     out: &mut Map<String, Value>,
 ) -> ActionResult<()> {
     if wanted.wants("drafts") {
-        out.insert("drafts".into(), crate::drafts::snapshot(conn, input.user)?);
+        put(out, "drafts", crate::drafts::snapshot(conn, input.user)?);
     }
     if wanted.wants("saved_snippets") {
-        out.insert(
-            "saved_snippets".into(),
+        put(
+            out,
+            "saved_snippets",
             crate::saved_snippets::snapshot(conn, input.user)?,
         );
     }
     if wants_navigation_views(wanted) {
-        out.insert(
-            "navigation_views".into(),
+        put(
+            out,
+            "navigation_views",
             crate::navigation_views::snapshot(conn, input.user)?,
         );
     }

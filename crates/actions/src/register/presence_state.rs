@@ -1,7 +1,7 @@
 //! The presence part of a snapshot: `presences`, `server_timestamp` and
 //! `presence_last_update_id`.
 
-use super::{SnapshotInput, Wanted};
+use super::input::{SnapshotInput, Wanted};
 use crate::error::ActionResult;
 use crate::presence::{presences, PresenceQuery};
 use parley_storage::DbConn;

@@ -95,7 +95,10 @@ pub(super) fn realm_fields(
     put("server_name_changes_disabled", false.into());
     put("server_needs_upgrade", false.into());
     put("server_web_public_streams_enabled", true.into());
-    put("server_emoji_data_url", Value::Null);
+    put(
+        "server_emoji_data_url",
+        format!("{url}{}", crate::emoji_data::EMOJI_DATA_PATH).into(),
+    );
     put("server_jitsi_server_url", Value::Null);
     put("jitsi_server_url", "https://meet.jit.si".into());
     put("development_environment", false.into());
@@ -108,7 +111,7 @@ pub(super) fn realm_fields(
     put("giphy_rating_options", json!({}));
     put(
         "server_supported_permission_settings",
-        json!({"group": crate::notify::groups::supported_group_permission_settings()}),
+        json!({"group": supported_group_permission_settings()}),
     );
     put("realm_description", description.into());
     put("realm_date_created", realm.date_created.into());
@@ -151,7 +154,6 @@ pub(super) fn realm_fields(
     );
     put("realm_jitsi_server_url", Value::Null);
     put("realm_default_external_accounts", json!({}));
-    put("demo_organization_scheduled_deletion_date", Value::Null);
     // Every plain organization setting, from the registry that PATCH /realm also uses.
     for spec in realm_settings::REALM_SETTINGS {
         if spec.name != "description" {
@@ -178,16 +180,49 @@ pub(super) fn realm_fields(
     put("realm_create_public_stream_policy", 1.into());
     put("realm_create_private_stream_policy", 1.into());
     put("realm_create_web_public_stream_policy", 7.into());
-    put("realm_invite_to_stream_policy", 1.into());
     put("realm_wildcard_mention_policy", 5.into());
-    put("realm_delete_own_message_policy", 1.into());
-    put("realm_edit_topic_policy", 5.into());
-    put("realm_move_messages_between_streams_policy", 1.into());
-    put("realm_private_message_policy", 1.into());
-    put("realm_user_group_edit_policy", 1.into());
-    put("realm_add_custom_emoji_policy", 1.into());
-    put("realm_bot_creation_policy", 1.into());
-    put("realm_invite_to_realm_policy", 1.into());
-    put("realm_email_address_visibility", 1.into());
     Ok(())
+}
+
+/// The `group` part of the register's `server_supported_permission_settings`: each user group
+/// setting's configuration as the reference describes it.
+pub fn supported_group_permission_settings() -> Value {
+    use parley_domain::group_permissions::{SettingDefault, GROUP_SETTINGS};
+    let mut out = Map::new();
+    for config in GROUP_SETTINGS {
+        let default = match config.default {
+            SettingDefault::Creator => "group_creator",
+            SettingDefault::System(group) => group.name(),
+        };
+        out.insert(
+            config.name.into(),
+            json!({
+                "require_system_group": false,
+                "allow_internet_group": false,
+                "allow_nobody_group": true,
+                "allow_everyone_group": config.allow_everyone_group,
+                "default_group_name": default,
+                "default_for_system_groups": "role:nobody",
+                "allowed_system_groups": [],
+            }),
+        );
+    }
+    Value::Object(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn supported_settings_describe_every_group_setting() {
+        let value = supported_group_permission_settings();
+        assert_eq!(value.as_object().map(|m| m.len()), Some(6));
+        assert_eq!(
+            value["can_manage_group"]["default_group_name"],
+            "group_creator"
+        );
+        assert_eq!(value["can_leave_group"]["allow_everyone_group"], true);
+        assert_eq!(value["can_join_group"]["default_group_name"], "role:nobody");
+    }
 }

@@ -1,7 +1,7 @@
 //! The settings part of a snapshot: `user_settings`, the legacy top-level copies for clients
 //! without `user_settings_object`, and the organization's defaults for new users.
 
-use super::{SnapshotInput, Wanted};
+use super::input::{SnapshotInput, Wanted};
 use crate::error::ActionResult;
 use crate::user_settings::effective_settings;
 use parley_domain::settings::{LegacyGroup, NOTIFICATION_SOUNDS, SETTINGS};

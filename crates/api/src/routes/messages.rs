@@ -184,9 +184,11 @@ pub fn message_query(p: &mut ParamMap, range_required: bool) -> Result<MessageQu
     let first_unread = p
         .take::<Option<bool>>("use_first_unread_anchor")?
         .unwrap_or(false);
+    // As in the reference, `use_first_unread_anchor` wins over any `anchor` (zulip-term sends
+    // `anchor=0` beside it).
     let anchor = match p.take::<Option<String>>("anchor")? {
+        _ if first_unread => Anchor::FirstUnread,
         Some(raw) => Anchor::parse(&raw)?,
-        None if first_unread => Anchor::FirstUnread,
         None => return Err(RequestError::missing_param("anchor")),
     };
     let (num_before, num_after) = if range_required {

@@ -42,3 +42,11 @@ pub async fn icon() -> HttpResponse {
         .insert_header(("Cache-Control", "public, max-age=86400"))
         .body(include_str!("../../assets/parley-icon.svg"))
 }
+
+/// The Unicode emoji table that `server_emoji_data_url` names (the mobile app fetches it).
+pub async fn emoji_data() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .insert_header(("Cache-Control", "public, max-age=86400"))
+        .body(parley_actions::emoji_data::server_emoji_data())
+}

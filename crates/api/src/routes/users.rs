@@ -9,8 +9,8 @@ use actix_web::web;
 use parley_actions::user_activation;
 use parley_actions::users::{self, CreateUser, UpdateUser, UserRef};
 use parley_actions::Context;
-use parley_domain::user::UserRecordOptions;
 use parley_domain::{ProfileFieldId, Role, UserId};
+use parley_wire::user::UserOptions;
 use serde_json::Value;
 
 params! {
@@ -28,7 +28,7 @@ pub async fn list(
     Auth(me): Auth,
     Params(p): Params<GetUsers>,
 ) -> ApiResult<Success> {
-    let options = UserRecordOptions {
+    let options = UserOptions {
         client_gravatar: p.client_gravatar,
         include_custom_profile_fields: p.include_custom_profile_fields,
     };
@@ -44,6 +44,15 @@ params! {
     }
 }
 
+/// The user a path segment names: a numeric ID or an email address.
+fn user_ref(segment: &str) -> ApiResult<UserRef> {
+    Ok(if segment.bytes().all(|b| b.is_ascii_digit()) {
+        UserRef::Id(path_param::<UserId>("user_id", segment)?)
+    } else {
+        UserRef::Email(path_param::<String>("email", segment)?)
+    })
+}
+
 /// GET /users/{user_id} and GET /users/{email} — one user, by ID or address.
 pub async fn get_one(
     ctx: web::Data<Context>,
@@ -51,13 +60,8 @@ pub async fn get_one(
     path: web::Path<String>,
     Params(p): Params<GetUser>,
 ) -> ApiResult<Success> {
-    let segment = path.into_inner();
-    let target = if segment.bytes().all(|b| b.is_ascii_digit()) {
-        UserRef::Id(path_param::<UserId>("user_id", &segment)?)
-    } else {
-        UserRef::Email(path_param::<String>("email", &segment)?)
-    };
-    let options = UserRecordOptions {
+    let target = user_ref(&path.into_inner())?;
+    let options = UserOptions {
         client_gravatar: p.client_gravatar,
         include_custom_profile_fields: p.include_custom_profile_fields,
     };
@@ -120,14 +124,15 @@ params! {
     }
 }
 
-/// PATCH /users/{user_id} — an administrator changes a user's name, role or profile data.
+/// PATCH /users/{user_id} and PATCH /users/{email} — an administrator changes a user's name,
+/// role or profile data.
 pub async fn update(
     ctx: web::Data<Context>,
     Auth(me): Auth,
     path: web::Path<String>,
     Params(p): Params<UpdateUserParams>,
 ) -> ApiResult<Success> {
-    let target = path_param::<UserId>("user_id", &path.into_inner())?;
+    let target = user_ref(&path.into_inner())?;
     let change = UpdateUser {
         full_name: p.full_name,
         role: p.role.map(|r| r.0),

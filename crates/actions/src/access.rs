@@ -1,0 +1,118 @@
+//! The permission-checked lookups: each `access_*` function fetches something and checks that
+//! the caller may see it, failing exactly as for something that does not exist, so that a
+//! private channel or message never reveals itself. Every action that looks up a channel, a
+//! message or a list of people on a caller's behalf goes through here.
+
+use crate::error::{ActionError, ActionResult};
+use crate::policy::Policy;
+use parley_domain::access::{can_access_channel_content, can_access_channel_metadata};
+use parley_domain::channel::Channel;
+use parley_domain::user::User;
+use parley_domain::{ChannelId, MessageId, RequestError, UserId};
+use parley_storage::messages::{self, ReadMessage};
+use parley_storage::{channels, subscriptions, users, DbConn};
+use std::collections::HashSet;
+
+/// A channel the user may see, with whether they are subscribed. Channels they may not see fail
+/// exactly like channels that do not exist.
+pub(crate) fn access_channel_by_id(
+    conn: &mut DbConn,
+    policy: &Policy,
+    user: &User,
+    id: ChannelId,
+) -> ActionResult<(Channel, bool)> {
+    let invalid = || ActionError::from(RequestError::bad_request("Invalid channel ID"));
+    let channel = channels::by_id(conn, id)?.ok_or_else(invalid)?;
+    let subscribed = subscriptions::is_subscribed(conn, user.id, id)?;
+    if can_access_channel_metadata(user, &channel, subscribed, &policy.groups) {
+        Ok((channel, subscribed))
+    } else {
+        Err(invalid())
+    }
+}
+
+/// Like [`access_channel_by_id`], by name; the error is `STREAM_DOES_NOT_EXIST`-free
+/// ("Invalid channel name") as the reference answers lookups.
+pub(crate) fn access_channel_by_name(
+    conn: &mut DbConn,
+    policy: &Policy,
+    user: &User,
+    name: &str,
+) -> ActionResult<Option<(Channel, bool)>> {
+    let Some(channel) = channels::by_name(conn, name)? else {
+        return Ok(None);
+    };
+    let subscribed = subscriptions::is_subscribed(conn, user.id, channel.id)?;
+    Ok(
+        can_access_channel_metadata(user, &channel, subscribed, &policy.groups)
+            .then_some((channel, subscribed)),
+    )
+}
+
+/// The active users with these IDs, or `BAD_REQUEST` naming the first that is not one.
+pub(crate) fn users_by_ids(
+    conn: &mut DbConn,
+    ids: &[UserId],
+    var_name: &str,
+) -> ActionResult<Vec<User>> {
+    let unique: Vec<UserId> = {
+        let mut seen = HashSet::new();
+        ids.iter().copied().filter(|id| seen.insert(*id)).collect()
+    };
+    let found = users::by_ids(conn, &unique)?;
+    for id in &unique {
+        if !found.iter().any(|u| u.id == *id && u.is_active) {
+            return Err(
+                RequestError::invalid_param(var_name, format!("Invalid user ID {id}")).into(),
+            );
+        }
+    }
+    Ok(found)
+}
+
+/// Whether the reader may read the whole history of a channel.
+pub(crate) fn history_readable(
+    policy: &Policy,
+    reader: &User,
+    channel: &Channel,
+    subscribed: bool,
+) -> bool {
+    if reader.role.is_guest() && !subscribed {
+        return channel.is_web_public;
+    }
+    if channel.is_public() {
+        return true;
+    }
+    channel.history_public_to_subscribers
+        && can_access_channel_content(reader, channel, subscribed, &policy.groups)
+}
+
+/// A message the reader may see, with their flags.
+pub(crate) fn accessible_message(
+    conn: &mut DbConn,
+    policy: &Policy,
+    reader: &User,
+    id: MessageId,
+) -> ActionResult<Option<ReadMessage>> {
+    let Some(row) = messages::by_id(conn, id)? else {
+        return Ok(None);
+    };
+    let own = messages::flags_of(conn, reader.id, id)?;
+    if own.is_some() {
+        return Ok(Some(ReadMessage { row, flags: own }));
+    }
+    let Some(channel_id) = row.channel_id else {
+        return Ok(None);
+    };
+    let Some(channel) = channels::by_id(conn, ChannelId(channel_id))? else {
+        return Ok(None);
+    };
+    let subscribed = subscriptions::is_subscribed(conn, reader.id, channel.id)?;
+    Ok(history_readable(policy, reader, &channel, subscribed)
+        .then_some(ReadMessage { row, flags: None }))
+}
+
+/// The error for messages that do not exist or that the reader may not see.
+pub(crate) fn invalid_message() -> ActionError {
+    RequestError::bad_request("Invalid message(s)").into()
+}

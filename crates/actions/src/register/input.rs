@@ -1,0 +1,87 @@
+//! What a register asks for and what the snapshot's parts share: the request, which parts are
+//! wanted, and how a typed part goes into the snapshot.
+
+use crate::context::Context;
+use crate::policy;
+use parley_domain::user::User;
+pub use parley_events::ClientCapabilities;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::collections::BTreeSet;
+
+/// How `include_subscribers` was asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IncludeSubscribers {
+    /// No subscriber lists.
+    #[default]
+    No,
+    /// Every channel's subscribers.
+    All,
+    /// Full lists for small channels, recently active users and bots for large ones.
+    Partial,
+}
+
+/// The parameters of `POST /register` (and of `GET /events` without a queue).
+#[derive(Debug, Clone, Default)]
+pub struct RegisterRequest {
+    /// HTML content in message events.
+    pub apply_markdown: bool,
+    /// Leave third-party avatar URLs to the client.
+    pub client_gravatar: bool,
+    /// Subscriber lists in subscription data.
+    pub include_subscribers: IncludeSubscribers,
+    /// Presence keyed by user ID.
+    pub slim_presence: bool,
+    /// Oldest presence data, in days.
+    pub presence_history_limit_days: Option<i64>,
+    /// Event types the queue receives; None = all.
+    pub event_types: Option<Vec<String>>,
+    /// Event types of the snapshot; None = `event_types`.
+    pub fetch_event_types: Option<Vec<String>>,
+    /// Message events from every public channel.
+    pub all_public_streams: bool,
+    /// What the client handles.
+    pub client_capabilities: ClientCapabilities,
+    /// `[operator, operand]` pairs filtering message events.
+    pub narrow: Vec<(String, String)>,
+    /// The client's name, from its User-Agent.
+    pub client_name: String,
+}
+
+/// Which parts of the snapshot were asked for.
+pub(crate) struct Wanted(pub(crate) Option<BTreeSet<String>>);
+
+impl Wanted {
+    pub(crate) fn wants(&self, kind: &str) -> bool {
+        self.0.as_ref().is_none_or(|set| set.contains(kind))
+    }
+}
+
+/// What the snapshot builders share.
+pub(crate) struct SnapshotInput<'a> {
+    pub ctx: &'a Context,
+    pub user: &'a User,
+    pub request: &'a RegisterRequest,
+    pub policy: &'a policy::Policy,
+}
+
+impl SnapshotInput<'_> {
+    /// A topic as this client shows it.
+    pub(crate) fn topic(&self, topic: &str) -> String {
+        if topic.is_empty() && !self.request.client_capabilities.empty_topic_name {
+            parley_domain::message::EMPTY_TOPIC_DISPLAY_NAME.to_owned()
+        } else {
+            topic.to_owned()
+        }
+    }
+}
+
+/// Puts a typed part into the snapshot under `key`.
+pub(crate) fn put<T: Serialize>(out: &mut Map<String, Value>, key: &str, value: T) {
+    match serde_json::to_value(value) {
+        Ok(value) => {
+            out.insert(key.to_owned(), value);
+        }
+        Err(err) => tracing::error!(%err, key, "snapshot part does not serialize"),
+    }
+}

@@ -1,0 +1,1 @@
+ALTER TABLE realms DROP COLUMN server_url;
