@@ -176,8 +176,11 @@ impl TestApp {
         let database = scratch_database(&backend);
         let url = database.url.clone();
         let realm = RealmAddress::parse("http://parley.test").unwrap();
+        // Test databases need not survive a power loss: no fsync at every commit (the binary's
+        // tests run the FULL default).
         let pool = PoolOptions {
             max_size: 4,
+            sqlite_synchronous: parley_storage::SqliteSynchronous::Normal,
             ..PoolOptions::default()
         };
         let ctx = parley_server::startup::connect(url, realm, pool)

@@ -38,4 +38,29 @@ pub enum Command {
     },
     /// Apply pending database migrations and exit.
     Migrate,
+    /// Set a user's password (the API key stays as it is). The password is read from standard
+    /// input (its first line) unless --password is given.
+    ChangePassword {
+        /// The user's delivery address.
+        #[arg(long)]
+        email: String,
+        /// The new password; prefer standard input, which other users cannot see in `ps`.
+        #[arg(long)]
+        password: Option<String>,
+    },
+    /// Copy the database (SQLite, consistently, while the server runs) and the uploads into DIR,
+    /// which must be missing or empty.
+    Backup {
+        /// Where to write the backup.
+        dir: std::path::PathBuf,
+    },
+    /// Bring back a backup made by `parley backup` into the configured data directory and
+    /// database; the server must be stopped.
+    Restore {
+        /// The backup's directory.
+        dir: std::path::PathBuf,
+        /// Replace an existing database and uploads.
+        #[arg(long)]
+        force: bool,
+    },
 }

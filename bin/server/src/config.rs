@@ -5,7 +5,7 @@
 use anyhow::{bail, Context as _};
 use clap::Args;
 use parley_actions::RealmAddress;
-use parley_storage::DatabaseUrl;
+use parley_storage::{DatabaseUrl, SqliteSynchronous};
 use serde::Deserialize;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -110,6 +110,40 @@ pub struct Settings {
         value_name = "WEEKS"
     )]
     pub unclaimed_upload_weeks: Option<i64>,
+
+    /// SQLite's `synchronous`: `full` syncs the log at every commit, so nothing acknowledged is
+    /// lost on power loss; `normal` is faster but may lose the last commits then [default: full].
+    #[arg(
+        long,
+        global = true,
+        env = "PARLEY_SQLITE_SYNCHRONOUS",
+        value_name = "normal|full"
+    )]
+    pub sqlite_synchronous: Option<String>,
+
+    /// Serve Prometheus metrics at /metrics on this separate address, e.g. 127.0.0.1:9992
+    /// [default: none].
+    #[arg(long, global = true, env = "PARLEY_METRICS_BIND", value_name = "ADDR")]
+    pub metrics_bind: Option<String>,
+
+    /// Serve /metrics on the public port too, to scrapes with `Authorization: Bearer TOKEN` (also
+    /// required on --metrics-bind when both are set) [default: none: no /metrics on the public port].
+    #[arg(
+        long,
+        global = true,
+        env = "PARLEY_METRICS_TOKEN",
+        value_name = "TOKEN"
+    )]
+    pub metrics_token: Option<String>,
+
+    /// Log line format on standard error: text or json [default: text].
+    #[arg(
+        long,
+        global = true,
+        env = "PARLEY_LOG_FORMAT",
+        value_name = "text|json"
+    )]
+    pub log_format: Option<String>,
 }
 
 impl Settings {
@@ -138,6 +172,10 @@ impl Settings {
             unclaimed_upload_weeks: self
                 .unclaimed_upload_weeks
                 .or(fallback.unclaimed_upload_weeks),
+            sqlite_synchronous: self.sqlite_synchronous.or(fallback.sqlite_synchronous),
+            metrics_bind: self.metrics_bind.or(fallback.metrics_bind),
+            metrics_token: self.metrics_token.or(fallback.metrics_token),
+            log_format: self.log_format.or(fallback.log_format),
         }
     }
 }
@@ -175,6 +213,45 @@ pub struct Config {
     pub camo: Option<parley_markdown::Camo>,
     /// How long an upload no message links is kept.
     pub unclaimed_upload_age: Duration,
+    /// SQLite's `synchronous`.
+    pub sqlite_synchronous: SqliteSynchronous,
+    /// The separate metrics address, when configured.
+    pub metrics_bind: Option<SocketAddr>,
+    /// The bearer token `/metrics` needs; with it, `/metrics` is also on the public port.
+    pub metrics_token: Option<String>,
+    /// The log format.
+    pub log_format: LogFormat,
+}
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LogFormat {
+    /// Human-readable lines (coloured only on a terminal).
+    #[default]
+    Text,
+    /// One JSON object per line, for log shippers.
+    Json,
+}
+
+/// Resolves `host:port` (a literal address or a host name such as `localhost:9991`) to the first
+/// address it names. `setting` names the flag in the error.
+pub fn resolve_address(text: &str, setting: &str) -> anyhow::Result<SocketAddr> {
+    use std::net::ToSocketAddrs;
+    if let Ok(addr) = text.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    let wrong =
+        || format!("{setting} '{text}' is not an address like 127.0.0.1:9991 or localhost:9991");
+    let (host, port) = text.rsplit_once(':').with_context(wrong)?;
+    if host.is_empty() || port.parse::<u16>().is_err() {
+        bail!("{}", wrong());
+    }
+    let mut addrs = text
+        .to_socket_addrs()
+        .with_context(|| format!("{setting} '{text}': cannot resolve host '{host}'"))?;
+    addrs
+        .next()
+        .with_context(|| format!("{setting} '{text}': host '{host}' has no address"))
 }
 
 /// The camo proxy from its URL and key, which come together or not at all.
@@ -216,9 +293,13 @@ impl Config {
             None => given,
         };
         let bind_text = settings.bind.unwrap_or_else(|| "127.0.0.1:9991".to_owned());
-        let bind: SocketAddr = bind_text.parse().with_context(|| {
-            format!("--bind '{bind_text}' is not an address like 127.0.0.1:9991")
-        })?;
+        let bind = resolve_address(bind_text.trim(), "--bind")?;
+        // A host name given to --bind is what clients use by default, not the address it
+        // resolved to.
+        let bind_shown = match bind_text.trim().parse::<SocketAddr>() {
+            Ok(addr) => addr.to_string(),
+            Err(_) => bind_text.trim().to_owned(),
+        };
         let data_dir = settings.data_dir.unwrap_or_else(|| PathBuf::from("data"));
         let database_url = match settings.database_url {
             Some(url) => DatabaseUrl::parse(&url).context("--database-url")?,
@@ -227,7 +308,7 @@ impl Config {
         let external_url_given = settings.external_url.is_some();
         let external = settings
             .external_url
-            .unwrap_or_else(|| format!("http://{bind}"));
+            .unwrap_or_else(|| format!("http://{bind_shown}"));
         let realm = RealmAddress::parse(&external)
             .map_err(anyhow::Error::msg)
             .context("--external-url")?;
@@ -275,7 +356,32 @@ impl Config {
         if unclaimed_weeks < 1 {
             bail!("--unclaimed-upload-weeks must be at least 1");
         }
+        let sqlite_synchronous = match settings.sqlite_synchronous {
+            None => SqliteSynchronous::Full,
+            Some(text) => SqliteSynchronous::parse(&text).with_context(|| {
+                format!("--sqlite-synchronous '{text}' is not one of normal, full")
+            })?,
+        };
+        let metrics_bind = match settings.metrics_bind.filter(|b| !b.trim().is_empty()) {
+            Some(text) => Some(resolve_address(text.trim(), "--metrics-bind")?),
+            None => None,
+        };
+        let metrics_token = settings.metrics_token.filter(|t| !t.trim().is_empty());
+        if let Some(token) = &metrics_token {
+            if token.trim().len() < 16 {
+                bail!("--metrics-token must be at least 16 characters");
+            }
+        }
+        let log_format = match settings.log_format.as_deref().map(str::trim) {
+            None | Some("text") => LogFormat::Text,
+            Some("json") => LogFormat::Json,
+            Some(other) => bail!("--log-format '{other}' is not one of text, json"),
+        };
         Ok(Config {
+            sqlite_synchronous,
+            metrics_bind,
+            metrics_token: metrics_token.map(|t| t.trim().to_owned()),
+            log_format,
             camo,
             unclaimed_upload_age: Duration::from_secs(unclaimed_weeks as u64 * 7 * 24 * 3600),
             push_service_url,
@@ -304,6 +410,12 @@ impl Config {
     /// Where event queues are kept across a restart.
     pub fn event_queues_file(&self) -> PathBuf {
         self.data_dir.join("event_queues.json")
+    }
+
+    /// Where the owner's one-time password is kept after the first start, in case standard output
+    /// went nowhere; the operator deletes it once noted.
+    pub fn owner_password_file(&self) -> PathBuf {
+        self.data_dir.join("owner-password.txt")
     }
 
     /// Where the owner's API credentials are written on the first start.

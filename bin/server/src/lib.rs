@@ -5,5 +5,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod mail;
+pub mod metrics;
+pub mod output;
 pub mod startup;
 pub mod zuliprc;

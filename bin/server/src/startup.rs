@@ -32,10 +32,14 @@ pub async fn connect(
 /// Opens the configured database and creates the organization and its owner on first start,
 /// writing the owner's zuliprc. Returns the context and what happened.
 pub async fn start(config: &Config) -> anyhow::Result<(Context, Bootstrap)> {
+    private_data_dir(&config.data_dir)?;
     let ctx = connect(
         config.database_url.clone(),
         config.realm.clone(),
-        PoolOptions::default(),
+        PoolOptions {
+            sqlite_synchronous: config.sqlite_synchronous,
+            ..PoolOptions::default()
+        },
     )
     .await?
     .with_events(EventHub::in_process(EngineConfig {
@@ -79,6 +83,34 @@ pub async fn start(config: &Config) -> anyhow::Result<(Context, Bootstrap)> {
             &ctx.realm.url,
         );
         zuliprc::write(&path, &text).with_context(|| format!("cannot write {}", path.display()))?;
+        // Printed once at start, and kept here too, so that it is not lost with a closed or
+        // discarded standard output.
+        let path = config.owner_password_file();
+        let text = format!(
+            "{}\n# The owner's first password ({}). Delete this file once noted; change it with\n\
+             # parley change-password --email {}\n",
+            owner.password, owner.user.delivery_email, owner.user.delivery_email
+        );
+        zuliprc::write(&path, &text).with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok((ctx, bootstrap))
+}
+
+/// Creates the data directory readable by its owner only (it holds the database, credentials
+/// and uploads), and narrows an existing one to that.
+pub fn private_data_dir(dir: &std::path::Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir)
+            .with_context(|| format!("cannot read {}", dir.display()))?
+            .permissions()
+            .mode();
+        if mode & 0o077 != 0 {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+                .with_context(|| format!("cannot make {} private (0700)", dir.display()))?;
+        }
+    }
+    Ok(())
 }

@@ -4,99 +4,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::*;
 use parley_storage::testing::{scratch_database, Backend};
-use serde_json::Value;
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
-
-const BINARY: &str = env!("CARGO_BIN_EXE_parley");
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn parley(data_dir: &Path, database_url: &str, port: u16) -> Command {
-    let mut command = Command::new(BINARY);
-    command
-        .env_remove("DATABASE_URL")
-        .env("PARLEY_LOG", "warn")
-        .arg("--data-dir")
-        .arg(data_dir)
-        .arg("--database-url")
-        .arg(database_url)
-        .arg("--bind")
-        .arg(format!("127.0.0.1:{port}"));
-    command
-}
-
-/// One HTTP/1.1 request over a fresh connection; returns status and JSON body.
-fn http(port: u16, method: &str, path: &str, auth: Option<&str>, body: &str) -> (u16, Value) {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    let auth = auth
-        .map(|a| format!("Authorization: Basic {a}\r\n"))
-        .unwrap_or_default();
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n{auth}\
-         Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    let status = response[9..12].parse().unwrap();
-    let json = response
-        .split_once("\r\n\r\n")
-        .and_then(|(_, b)| serde_json::from_str(b).ok())
-        .unwrap_or(Value::Null);
-    (status, json)
-}
-
-fn wait_until_up(port: u16, child: &mut Child) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < deadline {
-        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return;
-        }
-        if let Some(status) = child.try_wait().unwrap() {
-            panic!("parley exited early with {status}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    panic!("parley did not start listening on {port}");
-}
-
-fn stop(child: Child) -> Output {
-    let pid = child.id().to_string();
-    assert!(Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .unwrap()
-        .success());
-    child.wait_with_output().unwrap()
-}
-
-fn zuliprc_value(text: &str, key: &str) -> String {
-    text.lines()
-        .find_map(|line| line.strip_prefix(&format!("{key}=")))
-        .unwrap_or_else(|| panic!("no {key} in {text}"))
-        .to_owned()
-}
-
-fn basic(email: &str, key: &str) -> String {
-    use base64::Engine;
-    base64::engine::general_purpose::STANDARD.encode(format!("{email}:{key}"))
-}
+use std::process::Stdio;
 
 #[test]
 fn first_start_restart_create_user_and_shutdown() {

@@ -371,4 +371,5 @@ pub async fn do_send_message(
             Ok(Sent { id, automatic_new_visibility_policy })
         })
         .await
+        .inspect(|_| metrics::counter!("parley_messages_sent_total").increment(1))
 }

@@ -29,8 +29,8 @@ use parley_storage::DbConn;
 use parley_wire::realm::Attachment as WireAttachment;
 use rand::distributions::{Alphanumeric, DistString};
 use rand::Rng;
-use sha2::{Digest, Sha256};
-use std::sync::{Arc, OnceLock};
+use sha2::Sha256;
+use std::sync::Arc;
 
 /// How long a temporary file URL stays valid, in seconds.
 pub const TEMPORARY_URL_SECONDS: i64 = 60;
@@ -569,43 +569,39 @@ pub async fn legacy_thumbnail(
     }))
 }
 
-/// A key known only to this process, for signing temporary URLs.
-fn url_key() -> &'static [u8; 32] {
-    static KEY: OnceLock<[u8; 32]> = OnceLock::new();
-    KEY.get_or_init(|| rand::rngs::OsRng.gen())
+/// The key that signs temporary URLs, kept in the database (made on first use), so that URLs
+/// handed out before a restart still work after it.
+async fn url_key(ctx: &Context) -> ActionResult<Vec<u8>> {
+    let stored = ctx
+        .db
+        .run(|conn| -> ActionResult<_> {
+            Ok(parley_storage::realms::stored_url_signing_key(conn)?)
+        })
+        .await?;
+    let text = match stored {
+        Some(key) => key,
+        None => {
+            let generated = hex::encode(rand::rngs::OsRng.gen::<[u8; 32]>());
+            ctx.db
+                .transaction(move |conn| -> ActionResult<_> {
+                    Ok(parley_storage::realms::url_signing_key(conn, &generated)?)
+                })
+                .await?
+        }
+    };
+    hex::decode(text.trim())
+        .map_err(|_| ActionError::Internal("the stored URL signing key is not hex".into()))
 }
 
-/// HMAC-SHA-256 of `message` under this process's key, hex-encoded.
-fn sign(message: &str) -> String {
-    let key = url_key();
-    let mut inner = Sha256::new();
-    inner.update(key.map(|b| b ^ 0x36));
-    inner.update([0x36u8; 32]);
-    inner.update(message.as_bytes());
-    let mut outer = Sha256::new();
-    outer.update(key.map(|b| b ^ 0x5c));
-    outer.update([0x5cu8; 32]);
-    outer.update(inner.finalize());
-    outer
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
+type HmacSha256 = hmac::Hmac<Sha256>;
 
-fn hex_encode(text: &str) -> String {
-    text.bytes().map(|b| format!("{b:02X}")).collect()
-}
-
-fn hex_decode(hex: &str) -> Option<String> {
-    if !hex.len().is_multiple_of(2) {
-        return None;
-    }
-    let bytes: Option<Vec<u8>> = (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
-        .collect();
-    String::from_utf8(bytes?).ok()
+/// HMAC-SHA-256 of `message` under `key`.
+fn mac(key: &[u8], message: &str) -> HmacSha256 {
+    use hmac::Mac;
+    // HMAC takes keys of any length.
+    let mut mac = <HmacSha256 as Mac>::new_from_slice(key).unwrap_or_else(|_| unreachable!());
+    mac.update(message.as_bytes());
+    mac
 }
 
 /// `GET /api/v1/user_uploads/{realm_id}/{path...}`: a URL for the file that works without
@@ -613,7 +609,12 @@ fn hex_decode(hex: &str) -> Option<String> {
 pub async fn temporary_url(ctx: &Context, user: &User, path_id: &str) -> ActionResult<String> {
     let attachment = access_attachment(ctx, user, path_id).await?;
     let payload = format!("{}:{}", attachment.path_id, now() + TEMPORARY_URL_SECONDS);
-    let token = format!("{}:{}", hex_encode(&payload), sign(&payload));
+    let key = url_key(ctx).await?;
+    let signature = {
+        use hmac::Mac;
+        hex::encode(mac(&key, &payload).finalize().into_bytes())
+    };
+    let token = format!("{}:{}", hex::encode_upper(&payload), signature);
     Ok(format!(
         "/user_uploads/temporary/{token}/{}",
         attachment.name
@@ -624,10 +625,18 @@ pub async fn temporary_url(ctx: &Context, user: &User, path_id: &str) -> ActionR
 /// is valid.
 pub async fn access_temporary(ctx: &Context, token: &str) -> ActionResult<ServedFile> {
     let (payload_hex, signature) = token.split_once(':').ok_or_else(file_not_found)?;
-    let payload = hex_decode(payload_hex).ok_or_else(file_not_found)?;
-    let expected = sign(&payload);
-    if !crate::secrets::api_keys_match(signature, &expected) {
-        return Err(file_not_found());
+    let payload = hex::decode(payload_hex)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .ok_or_else(file_not_found)?;
+    let signature = hex::decode(signature).map_err(|_| file_not_found())?;
+    let key = url_key(ctx).await?;
+    {
+        use hmac::Mac;
+        // Compared in constant time.
+        mac(&key, &payload)
+            .verify_slice(&signature)
+            .map_err(|_| file_not_found())?;
     }
     let (path, expires) = payload.rsplit_once(':').ok_or_else(file_not_found)?;
     if expires.parse::<i64>().map_or(true, |e| e < now()) {

@@ -6,6 +6,7 @@ pub mod envelope;
 pub mod error;
 pub mod fallback;
 pub mod logging;
+pub mod ops;
 pub mod params;
 pub mod routes;
 
@@ -28,10 +29,37 @@ pub fn app(
         InitError = (),
     >,
 > {
+    app_with(ctx, ops::AppOptions::default())
+}
+
+/// [`app`] with the operations options: `GET /metrics` when configured on this port.
+pub fn app_with(
+    ctx: Context,
+    options: ops::AppOptions,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    let metrics = options.metrics;
     App::new()
         .app_data(web::Data::new(ctx))
         .app_data(web::PayloadConfig::new(params::MAX_BODY_BYTES))
+        .wrap(from_fn(ops::record_metrics))
         .wrap(from_fn(logging::log_request))
+        .route("/health", web::get().to(ops::health))
+        .route("/ready", web::get().to(ops::ready))
+        .configure(move |config| {
+            if let Some(export) = metrics {
+                config
+                    .app_data(web::Data::new(export))
+                    .route("/metrics", web::get().to(ops::metrics));
+            }
+        })
         .service(
             web::scope("/api/v1")
                 .configure(routes::configure)

@@ -71,7 +71,20 @@ impl Engine {
         let snapshot = self.snapshot();
         let count = snapshot.queues.len();
         let tmp = with_suffix(path, ".tmp");
-        let file = File::create(&tmp)?;
+        // The queues hold message contents: readable by the server's user only.
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let file = options.open(&tmp)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        }
         let mut writer = BufWriter::new(file);
         serde_json::to_writer(&mut writer, &snapshot).map_err(std::io::Error::from)?;
         writer.flush()?;

@@ -95,6 +95,7 @@ impl Engine {
 }
 
 fn render_all(contents: &Contents) -> Vec<Value> {
+    metrics::counter!("parley_events_delivered_total").increment(contents.events.len() as u64);
     contents
         .events
         .iter()

@@ -32,6 +32,13 @@ async fn dump_and_restore_round_trip() {
     let expected1 = poll(&before, 1, &q1, 0).await;
     let expected2 = poll(&before, 2, &q2, -1).await;
     assert_eq!(before.dump(&path).unwrap(), 2);
+    #[cfg(unix)]
+    {
+        // The dump holds message contents: its owner's only.
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
 
     let after = engine();
     assert_eq!(after.restore(&path).unwrap(), 2);

@@ -23,9 +23,88 @@ pub enum DbConn {
 /// How long an SQLite writer waits for another's lock before failing.
 pub const SQLITE_BUSY_TIMEOUT_MS: u32 = 5_000;
 
-/// Opens a connection of the backend that the URL names, with SQLite's WAL mode, foreign keys and
-/// busy timeout switched on.
+/// When SQLite waits for the disk (`PRAGMA synchronous`, in WAL mode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SqliteSynchronous {
+    /// Every commit is on the disk before it is acknowledged: nothing acknowledged is lost even
+    /// when the machine loses power. One `fsync` of the write-ahead log per commit.
+    #[default]
+    Full,
+    /// The log is synced only at checkpoints: a process crash loses nothing, but a power loss
+    /// or kernel crash may lose the last commits before the checkpoint.
+    Normal,
+}
+
+impl SqliteSynchronous {
+    /// Parses `full` or `normal` (any case).
+    pub fn parse(text: &str) -> Option<SqliteSynchronous> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "full" => Some(SqliteSynchronous::Full),
+            "normal" => Some(SqliteSynchronous::Normal),
+            _ => None,
+        }
+    }
+
+    /// The PRAGMA's value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SqliteSynchronous::Full => "FULL",
+            SqliteSynchronous::Normal => "NORMAL",
+        }
+    }
+}
+
+/// Per-connection settings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ConnOptions {
+    /// SQLite's `synchronous` (ignored on PostgreSQL, which syncs every commit by default).
+    pub sqlite_synchronous: SqliteSynchronous,
+}
+
+/// Opens a connection of the backend that the URL names, with SQLite's WAL mode, foreign keys,
+/// busy timeout and `synchronous = FULL` switched on.
 pub fn establish(url: &DatabaseUrl) -> Result<DbConn, StorageError> {
+    establish_with(url, ConnOptions::default())
+}
+
+/// Creates the SQLite file readable by its owner only (it holds password hashes and API keys);
+/// SQLite gives its write-ahead log and shared-memory files the database file's mode. Files of an
+/// older install are narrowed to the same mode.
+fn private_sqlite_files(path: &std::path::Path) -> Result<(), StorageError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        let failed = |e: std::io::Error| {
+            StorageError::Connect(format!("cannot create {}: {e}", path.display()))
+        };
+        if !path.exists() {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .mode(0o600)
+                .open(path)
+                .map_err(failed)?;
+        }
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let mut name = path.as_os_str().to_owned();
+            name.push(suffix);
+            let file = std::path::Path::new(&name);
+            if let Ok(meta) = std::fs::metadata(file) {
+                if meta.permissions().mode() & 0o077 != 0 {
+                    std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600))
+                        .map_err(failed)?;
+                }
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
+}
+
+/// [`establish`] with these settings.
+pub fn establish_with(url: &DatabaseUrl, options: ConnOptions) -> Result<DbConn, StorageError> {
     match url {
         DatabaseUrl::Sqlite(path) => {
             if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -33,6 +112,7 @@ pub fn establish(url: &DatabaseUrl) -> Result<DbConn, StorageError> {
                     StorageError::Connect(format!("cannot create {}: {e}", parent.display()))
                 })?;
             }
+            private_sqlite_files(path)?;
             let path = path.to_str().ok_or_else(|| {
                 StorageError::InvalidUrl(format!("{} is not valid UTF-8", path.display()))
             })?;
@@ -41,9 +121,10 @@ pub fn establish(url: &DatabaseUrl) -> Result<DbConn, StorageError> {
             conn.batch_execute(&format!(
                 "PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS};
                  PRAGMA journal_mode = WAL;
-                 PRAGMA synchronous = NORMAL;
+                 PRAGMA synchronous = {};
                  PRAGMA foreign_keys = ON;
-                 PRAGMA cache_size = -32000;"
+                 PRAGMA cache_size = -32000;",
+                options.sqlite_synchronous.as_str()
             ))?;
             Ok(DbConn::Sqlite(conn))
         }
@@ -57,12 +138,13 @@ pub fn establish(url: &DatabaseUrl) -> Result<DbConn, StorageError> {
 #[derive(Debug)]
 pub struct ConnectionManager {
     url: DatabaseUrl,
+    options: ConnOptions,
 }
 
 impl ConnectionManager {
     /// A manager for this URL.
-    pub fn new(url: DatabaseUrl) -> Self {
-        ConnectionManager { url }
+    pub fn new(url: DatabaseUrl, options: ConnOptions) -> Self {
+        ConnectionManager { url, options }
     }
 }
 
@@ -76,7 +158,7 @@ impl r2d2::ManageConnection for ConnectionManager {
     type Error = ManagerError;
 
     fn connect(&self) -> Result<DbConn, ManagerError> {
-        establish(&self.url).map_err(|e| ManagerError(e.to_string()))
+        establish_with(&self.url, self.options).map_err(|e| ManagerError(e.to_string()))
     }
 
     fn is_valid(&self, conn: &mut DbConn) -> Result<(), ManagerError> {
@@ -100,4 +182,58 @@ macro_rules! on_backend {
             $crate::conn::DbConn::Pg($c) => $body,
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use diesel::prelude::*;
+
+    #[derive(QueryableByName)]
+    struct Synchronous {
+        #[diesel(sql_type = diesel::sql_types::Integer)]
+        synchronous: i32,
+    }
+
+    fn synchronous(conn: &mut DbConn) -> i32 {
+        let DbConn::Sqlite(conn) = conn else {
+            unreachable!()
+        };
+        diesel::sql_query("PRAGMA synchronous")
+            .get_result::<Synchronous>(conn)
+            .unwrap()
+            .synchronous
+    }
+
+    #[test]
+    fn sqlite_syncs_every_commit_unless_told_otherwise() {
+        let dir = std::env::temp_dir().join(format!("parley-sync-{}", std::process::id()));
+        let url = DatabaseUrl::Sqlite(dir.join("sync.db"));
+        // 2 is FULL, 1 NORMAL.
+        assert_eq!(synchronous(&mut establish(&url).unwrap()), 2);
+        let normal = ConnOptions {
+            sqlite_synchronous: SqliteSynchronous::Normal,
+        };
+        assert_eq!(synchronous(&mut establish_with(&url, normal).unwrap()), 1);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.join("sync.db"))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600, "the database holds password hashes");
+        }
+        let _ = std::fs::remove_dir_all(dir);
+        assert_eq!(
+            SqliteSynchronous::parse("Normal"),
+            Some(SqliteSynchronous::Normal)
+        );
+        assert_eq!(
+            SqliteSynchronous::parse("full"),
+            Some(SqliteSynchronous::Full)
+        );
+        assert_eq!(SqliteSynchronous::parse("off"), None);
+    }
 }

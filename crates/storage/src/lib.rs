@@ -4,6 +4,7 @@
 
 pub mod alert_words;
 pub mod attachments;
+pub mod backup;
 pub mod bots;
 pub mod channels;
 pub mod conn;
@@ -39,7 +40,7 @@ pub mod user_status;
 pub mod user_topics;
 pub mod users;
 
-pub use conn::DbConn;
+pub use conn::{DbConn, SqliteSynchronous};
 pub use error::StorageError;
-pub use pool::{transaction, Db, PoolOptions};
+pub use pool::{transaction, Db, PoolOptions, PoolUse};
 pub use url::DatabaseUrl;

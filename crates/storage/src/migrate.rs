@@ -15,3 +15,12 @@ pub fn run_pending(conn: &mut DbConn) -> Result<usize, StorageError> {
     };
     applied.map_err(|e| StorageError::Migration(e.to_string()))
 }
+
+/// Whether some embedded migration is not applied yet.
+pub fn has_pending(conn: &mut DbConn) -> Result<bool, StorageError> {
+    let pending = match conn {
+        DbConn::Sqlite(c) => c.pending_migrations(SQLITE).map(|v| !v.is_empty()),
+        DbConn::Pg(c) => c.pending_migrations(POSTGRES).map(|v| !v.is_empty()),
+    };
+    pending.map_err(|e| StorageError::Migration(e.to_string()))
+}

@@ -1,12 +1,12 @@
 //! The connection pool, and the one way the async layers run blocking queries: on tokio's blocking
 //! threads, never on the executor.
 
-use crate::conn::{ConnectionManager, DbConn};
+use crate::conn::{ConnOptions, ConnectionManager, DbConn, SqliteSynchronous};
 use crate::error::StorageError;
 use crate::migrate;
 use crate::url::DatabaseUrl;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A pooled database handle; cheap to clone.
 #[derive(Clone)]
@@ -25,6 +25,9 @@ pub struct PoolOptions {
     pub max_size: u32,
     /// How long a caller waits for a free connection.
     pub connection_timeout: Duration,
+    /// SQLite's `synchronous`: `Full` (the default) keeps every acknowledged commit through a
+    /// power loss.
+    pub sqlite_synchronous: SqliteSynchronous,
 }
 
 impl Default for PoolOptions {
@@ -32,8 +35,20 @@ impl Default for PoolOptions {
         PoolOptions {
             max_size: 8,
             connection_timeout: Duration::from_secs(10),
+            sqlite_synchronous: SqliteSynchronous::Full,
         }
     }
+}
+
+/// How the pool is used right now, for the metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolUse {
+    /// The most connections the pool opens.
+    pub max_size: u32,
+    /// Connections open.
+    pub open: u32,
+    /// Open connections that are idle.
+    pub idle: u32,
 }
 
 impl Db {
@@ -42,14 +57,24 @@ impl Db {
     pub fn open(url: DatabaseUrl, options: PoolOptions) -> Result<Db, StorageError> {
         // Connect once up front, so that a wrong URL or a server that is down is reported as such
         // rather than as a pool timeout.
-        let mut first = crate::conn::establish(&url)?;
-        migrate::run_pending(&mut first)?;
+        let conn_options = ConnOptions {
+            sqlite_synchronous: options.sqlite_synchronous,
+        };
+        let mut first = crate::conn::establish_with(&url, conn_options)?;
+        let applied = migrate::run_pending(&mut first)?;
         drop(first);
+        tracing::debug!(
+            backend = url.backend_name(),
+            max_connections = options.max_size,
+            sqlite_synchronous = ?options.sqlite_synchronous,
+            migrations_applied = applied,
+            "database opened"
+        );
         let pool = r2d2::Pool::builder()
             .max_size(options.max_size)
             .min_idle(Some(1))
             .connection_timeout(options.connection_timeout)
-            .build(ConnectionManager::new(url.clone()))?;
+            .build(ConnectionManager::new(url.clone(), conn_options))?;
         let sqlite_writer = matches!(url, DatabaseUrl::Sqlite(_)).then(|| Arc::new(Mutex::new(())));
         Ok(Db {
             pool,
@@ -61,6 +86,16 @@ impl Db {
     /// The URL this pool connects to.
     pub fn url(&self) -> &DatabaseUrl {
         &self.url
+    }
+
+    /// How many connections are open and idle.
+    pub fn pool_use(&self) -> PoolUse {
+        let state = self.pool.state();
+        PoolUse {
+            max_size: self.pool.max_size(),
+            open: state.connections,
+            idle: state.idle_connections,
+        }
     }
 
     /// Takes a connection, blocking; for start-up code and the command line.
@@ -77,7 +112,13 @@ impl Db {
     {
         let pool = self.pool.clone();
         tokio::task::spawn_blocking(move || {
-            let mut conn = pool.get().map_err(StorageError::from)?;
+            let asked = Instant::now();
+            let got = pool.get();
+            metrics::histogram!("parley_db_pool_wait_seconds").record(asked.elapsed());
+            let mut conn = got.map_err(|e| {
+                metrics::counter!("parley_db_pool_timeouts_total").increment(1);
+                StorageError::from(e)
+            })?;
             f(&mut conn)
         })
         .await
@@ -94,9 +135,13 @@ impl Db {
     {
         let writer = self.sqlite_writer.clone();
         self.run(move |conn| {
+            let asked = Instant::now();
             let _turn = writer
                 .as_ref()
                 .map(|lock| lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
+            if writer.is_some() {
+                metrics::histogram!("parley_db_sqlite_writer_wait_seconds").record(asked.elapsed());
+            }
             transaction(conn, f)
         })
         .await

@@ -84,6 +84,31 @@ pub fn set_server_url(conn: &mut DbConn, url: &str) -> Result<(), StorageError> 
     Ok(())
 }
 
+/// The key that signs temporary upload URLs: the stored one, or `generated` stored now when
+/// there is none yet (the first writer wins, so concurrent callers agree).
+pub fn url_signing_key(conn: &mut DbConn, generated: &str) -> Result<String, StorageError> {
+    diesel::update(realms::table.filter(realms::url_signing_key.is_null()))
+        .set(realms::url_signing_key.eq(generated))
+        .execute(conn)?;
+    Ok(realms::table
+        .order(realms::id)
+        .select(realms::url_signing_key)
+        .first::<Option<String>>(conn)
+        .optional()?
+        .flatten()
+        .unwrap_or_else(|| generated.to_owned()))
+}
+
+/// The stored key that signs temporary upload URLs, if there is one yet.
+pub fn stored_url_signing_key(conn: &mut DbConn) -> Result<Option<String>, StorageError> {
+    Ok(realms::table
+        .order(realms::id)
+        .select(realms::url_signing_key)
+        .first::<Option<String>>(conn)
+        .optional()?
+        .flatten())
+}
+
 /// Renames the organization.
 pub fn set_name(conn: &mut DbConn, name: &str) -> Result<(), StorageError> {
     diesel::update(realms::table)

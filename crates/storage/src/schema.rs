@@ -10,6 +10,7 @@ diesel::table! {
         enable_spectator_access -> Bool,
         date_created -> BigInt,
         server_url -> Nullable<Text>,
+        url_signing_key -> Nullable<Text>,
     }
 }
 

@@ -54,6 +54,7 @@ pub async fn run(
             .context("cannot read the server's URL")?,
     };
     let site = recorded.unwrap_or_else(|| ctx.realm.url.clone());
-    print!("{}", zuliprc::render(&email, &created.api_key, &site));
+    crate::output::emit(&zuliprc::render(&email, &created.api_key, &site))
+        .context("cannot write the zuliprc to standard output")?;
     Ok(())
 }

@@ -15,6 +15,6 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     .await
     .context("migration task failed")?
     .with_context(|| format!("cannot migrate the {described}"))?;
-    println!("{described}: {applied} migration(s) applied; schema is up to date.");
+    crate::say!("{described}: {applied} migration(s) applied; schema is up to date.");
     Ok(())
 }

@@ -1,9 +1,11 @@
 //! `parley serve`: run the server until SIGINT or SIGTERM, then finish in-flight requests.
 
 use crate::config::Config;
+use crate::say;
 use crate::startup;
-use actix_web::HttpServer;
+use actix_web::{web, App, HttpServer};
 use anyhow::Context as _;
+use parley_api::ops::AppOptions;
 use std::time::Duration;
 
 /// How long in-flight requests may take to finish after a shutdown signal.
@@ -14,13 +16,32 @@ const UNCLAIMED_CLEANUP_INTERVAL: Duration = Duration::from_secs(3600);
 
 /// Starts the server and blocks until it has shut down.
 pub async fn run(config: Config) -> anyhow::Result<()> {
+    // The ports first: a server that cannot listen creates nothing and announces nothing.
+    let listener = std::net::TcpListener::bind(config.bind)
+        .with_context(|| format!("cannot listen on {}", config.bind))?;
+    let metrics_listener = match config.metrics_bind {
+        Some(addr) => Some(
+            std::net::TcpListener::bind(addr)
+                .with_context(|| format!("cannot listen on {addr} (--metrics-bind)"))?,
+        ),
+        None => None,
+    };
     let (ctx, bootstrap) = startup::start(&config).await?;
     parley_actions::bootstrap::do_record_server_url(&ctx)
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))
         .context("cannot record the server's URL")?;
+    let export = match (&metrics_listener, &config.metrics_token) {
+        (None, None) => None,
+        _ => Some(crate::metrics::export(&ctx, config.metrics_token.clone())?),
+    };
+    tracing::debug!(
+        metrics_public = config.metrics_token.is_some(),
+        metrics_bind = ?config.metrics_bind,
+        "metrics"
+    );
     let zuliprc = config.owner_zuliprc();
-    println!(
+    say!(
         "Parley {} serving \"{}\" at {} ({} database {})",
         parley_domain::version::service_version(),
         bootstrap.realm.name,
@@ -30,20 +51,21 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     );
     match &bootstrap.created_owner {
         Some(owner) => {
-            println!("Created the organization and its owner account:");
-            println!("  email:    {}", owner.user.delivery_email);
-            println!(
-                "  password: {}   (shown only now; log in with it from the apps)",
-                owner.password
+            say!("Created the organization and its owner account:");
+            say!("  email:    {}", owner.user.delivery_email);
+            say!(
+                "  password: {}   (shown only now, and kept in {} until you delete it)",
+                owner.password,
+                config.owner_password_file().display()
             );
-            println!("  API credentials written to {}", zuliprc.display());
+            say!("  API credentials written to {}", zuliprc.display());
         }
         None if zuliprc.exists() => {
-            println!("Owner API credentials: {}", zuliprc.display());
+            say!("Owner API credentials: {}", zuliprc.display());
         }
         None => {}
     }
-    println!(
+    say!(
         "Try it: python3 -c 'import zulip; print(zulip.Client(config_file=\"{}\").get_members())'",
         zuliprc.display()
     );
@@ -64,13 +86,35 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         config.unclaimed_upload_age,
         UNCLAIMED_CLEANUP_INTERVAL,
     );
-    let server = HttpServer::new(move || parley_api::app(ctx.clone()))
+    let options = AppOptions {
+        // On the public port only behind the token.
+        metrics: export.clone().filter(|e| e.token.is_some()),
+    };
+    let server = HttpServer::new(move || parley_api::app_with(ctx.clone(), options.clone()))
         .shutdown_timeout(SHUTDOWN_GRACE.as_secs())
         .disable_signals()
-        .bind(config.bind)
+        .listen(listener)
         .with_context(|| format!("cannot listen on {}", config.bind))?
         .run();
     let handle = server.handle();
+    let metrics_server = match (metrics_listener, export) {
+        (Some(listener), Some(export)) => {
+            let server = HttpServer::new(move || {
+                App::new()
+                    .app_data(web::Data::new(export.clone()))
+                    .route("/metrics", web::get().to(parley_api::ops::metrics))
+            })
+            .workers(1)
+            .disable_signals()
+            .listen(listener)
+            .context("cannot serve metrics")?
+            .run();
+            Some(server)
+        }
+        _ => None,
+    };
+    let metrics_handle = metrics_server.as_ref().map(|s| s.handle());
+    let metrics_task = metrics_server.map(actix_web::rt::spawn);
     let stopper = {
         let engine = engine.clone();
         tokio::spawn(async move {
@@ -79,11 +123,17 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
             // Waiting long-polls answer now, so in-flight requests finish quickly.
             engine.close();
             handle.stop(true).await;
+            if let Some(metrics) = metrics_handle {
+                metrics.stop(false).await;
+            }
         })
     };
     tracing::info!(bind = %config.bind, "listening");
     server.await.context("server failed")?;
     stopper.abort();
+    if let Some(task) = metrics_task {
+        task.abort();
+    }
     gc.abort();
     janitor.abort();
     let path = config.event_queues_file();

@@ -1,0 +1,1 @@
+ALTER TABLE realms DROP COLUMN url_signing_key;
