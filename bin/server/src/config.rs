@@ -578,4 +578,59 @@ mod tests {
         let err = format!("{:#}", Config::resolve(bad, None).unwrap_err());
         assert!(err.contains("--push-service-url"), "{err}");
     }
+
+    #[test]
+    fn durability_metrics_logs_and_host_names() {
+        let config = Config::resolve(Settings::default(), None).unwrap();
+        assert_eq!(config.sqlite_synchronous, SqliteSynchronous::Full);
+        assert_eq!(config.log_format, LogFormat::Text);
+        assert!(config.metrics_bind.is_none() && config.metrics_token.is_none());
+        let given = Settings {
+            sqlite_synchronous: Some("normal".into()),
+            log_format: Some("json".into()),
+            metrics_bind: Some("127.0.0.1:9992".into()),
+            metrics_token: Some("0123456789abcdef".into()),
+            bind: Some("localhost:9991".into()),
+            ..Settings::default()
+        };
+        let config = Config::resolve(given, None).unwrap();
+        assert_eq!(config.sqlite_synchronous, SqliteSynchronous::Normal);
+        assert_eq!(config.log_format, LogFormat::Json);
+        assert_eq!(config.metrics_bind.unwrap().to_string(), "127.0.0.1:9992");
+        assert!(config.bind.ip().is_loopback());
+        assert_eq!(config.realm.url, "http://localhost:9991");
+        for (bad, named) in [
+            (
+                Settings {
+                    sqlite_synchronous: Some("off".into()),
+                    ..Settings::default()
+                },
+                "--sqlite-synchronous",
+            ),
+            (
+                Settings {
+                    metrics_token: Some("short".into()),
+                    ..Settings::default()
+                },
+                "--metrics-token",
+            ),
+            (
+                Settings {
+                    log_format: Some("xml".into()),
+                    ..Settings::default()
+                },
+                "--log-format",
+            ),
+            (
+                Settings {
+                    bind: Some("localhost".into()),
+                    ..Settings::default()
+                },
+                "--bind",
+            ),
+        ] {
+            let err = format!("{:#}", Config::resolve(bad, None).unwrap_err());
+            assert!(err.contains(named), "{err}");
+        }
+    }
 }

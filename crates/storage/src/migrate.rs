@@ -24,3 +24,28 @@ pub fn has_pending(conn: &mut DbConn) -> Result<bool, StorageError> {
     };
     pending.map_err(|e| StorageError::Migration(e.to_string()))
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use diesel::connection::SimpleConnection;
+
+    #[test]
+    fn a_missing_migration_is_pending() {
+        let dir = std::env::temp_dir().join(format!("parley-pending-{}", std::process::id()));
+        let url = crate::url::DatabaseUrl::Sqlite(dir.join("p.db"));
+        let mut conn = crate::conn::establish(&url).unwrap();
+        assert!(has_pending(&mut conn).unwrap());
+        run_pending(&mut conn).unwrap();
+        assert!(!has_pending(&mut conn).unwrap());
+        conn.batch_execute(
+            "DELETE FROM __diesel_schema_migrations \
+             WHERE version = (SELECT MAX(version) FROM __diesel_schema_migrations)",
+        )
+        .unwrap();
+        assert!(has_pending(&mut conn).unwrap());
+        drop(conn);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

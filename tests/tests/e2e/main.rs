@@ -20,6 +20,7 @@ mod message_edits;
 mod messages;
 mod muted_users;
 mod navigation_views;
+mod ops;
 mod people;
 mod playgrounds;
 mod presence;

@@ -76,7 +76,8 @@ pub fn request(
     headers: &[(&str, &str)],
     body: &[u8],
 ) -> std::io::Result<Raw> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port))?;
+    // By name, so a server bound to whichever address `localhost` resolves to is reached.
+    let mut stream = TcpStream::connect(("localhost", port))?;
     stream.set_read_timeout(Some(Duration::from_secs(20)))?;
     let mut head = format!(
         "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: {}\r\n",
