@@ -18,6 +18,7 @@
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -78,14 +79,15 @@ function withTimeout(promise, label, ms = CALL_TIMEOUT_MS) {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+// Ready once GET /health answers: the port is bound before start-up finishes.
 function canConnect(port) {
   return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
+    const request = http.get({ host: '127.0.0.1', port, path: '/health', timeout: 2000 }, (response) => {
+      response.resume();
+      resolve(response.statusCode === 200);
     });
-    socket.once('error', () => resolve(false));
+    request.once('timeout', () => request.destroy());
+    request.once('error', () => resolve(false));
   });
 }
 

@@ -44,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 import re
 import traceback
 import urllib.parse
@@ -113,7 +114,8 @@ class Server:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"parley exited early: {self.proc.returncode}\n{self.log_tail()}")
             try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                # /health answers once start-up is done (the port is bound before it)
+                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/health", timeout=2).close()
                 return
             except OSError:
                 time.sleep(0.05)

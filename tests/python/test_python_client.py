@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 import traceback
 
 import requests
@@ -32,7 +33,8 @@ def wait_for(port, proc):
         if proc.poll() is not None:
             raise RuntimeError(f"parley exited early: {proc.returncode}")
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            # /health answers once start-up is done (the port is bound before it)
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2).close()
             return
         except OSError:
             time.sleep(0.05)

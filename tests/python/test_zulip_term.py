@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 import traceback
 
 import zulip
@@ -468,7 +469,8 @@ def main():
                 if proc.poll() is not None:
                     raise RuntimeError(f"parley exited early: {proc.returncode}")
                 try:
-                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                    # /health answers once start-up is done (the port is bound before it)
+                    urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2).close()
                     break
                 except OSError:
                     if time.time() > deadline:
