@@ -2,6 +2,7 @@
 //! process serves; `GET /ready` also needs the database to answer with every migration applied.
 
 use crate::context::Context;
+use std::time::Duration;
 
 /// Why the server is not ready; the cause itself goes to the log, not to the caller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,15 +23,13 @@ impl NotReady {
     }
 }
 
-/// One pooled connection and one read of the migrations table: cheap enough for a probe every
-/// second.
+/// How long a probe waits for a database connection before it answers "unreachable".
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// One pooled connection (waiting at most [`PROBE_TIMEOUT`]) and one read of the migrations
+/// table: cheap enough for a probe every second.
 pub async fn check_ready(ctx: &Context) -> Result<(), NotReady> {
-    let result = ctx
-        .db
-        .run(|conn| -> Result<bool, parley_storage::StorageError> {
-            parley_storage::migrate::has_pending(conn)
-        })
-        .await;
+    let result = ctx.db.migrations_pending(PROBE_TIMEOUT).await;
     match result {
         Ok(false) => Ok(()),
         Ok(true) => Err(NotReady::MigrationsPending),

@@ -98,6 +98,18 @@ impl Db {
         }
     }
 
+    /// Whether some migration is pending, waiting at most `timeout` for a connection (a
+    /// readiness probe must answer quickly even when the pool is exhausted or the server down).
+    pub async fn migrations_pending(&self, timeout: Duration) -> Result<bool, StorageError> {
+        let pool = self.pool.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut conn = pool.get_timeout(timeout)?;
+            migrate::has_pending(&mut conn)
+        })
+        .await
+        .map_err(|e| StorageError::Task(e.to_string()))?
+    }
+
     /// Takes a connection, blocking; for start-up code and the command line.
     pub fn conn(&self) -> Result<r2d2::PooledConnection<ConnectionManager>, StorageError> {
         Ok(self.pool.get()?)
