@@ -504,3 +504,35 @@ fn backup_on_postgresql_points_to_pg_dump() {
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("pg_dump"));
 }
+
+#[test]
+fn ready_says_when_the_schema_is_behind() {
+    use diesel::connection::SimpleConnection;
+    let data = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let url = sqlite_url(data.path());
+    let mut server = parley(data.path(), &url, port)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until_up(port, &mut server);
+    let ready = request(port, "GET", "/ready", &[], b"").unwrap();
+    assert_eq!(ready.status, 200, "{}", ready.text());
+    // As if the binary were newer than the database: its newest migration is not recorded.
+    let mut conn =
+        parley_storage::conn::establish(&parley_storage::DatabaseUrl::parse(&url).unwrap())
+            .unwrap();
+    conn.batch_execute(
+        "DELETE FROM __diesel_schema_migrations \
+         WHERE version = (SELECT MAX(version) FROM __diesel_schema_migrations)",
+    )
+    .unwrap();
+    let ready = request(port, "GET", "/ready", &[], b"").unwrap();
+    assert_eq!(ready.status, 503, "{}", ready.text());
+    assert_eq!(ready.json()["code"], "NOT_READY");
+    assert_eq!(ready.json()["msg"], "database migrations pending");
+    let health = request(port, "GET", "/health", &[], b"").unwrap();
+    assert_eq!(health.status, 200, "alive all the same");
+    stop(server);
+}
