@@ -445,3 +445,14 @@ diesel::table! {
         created -> BigInt,
     }
 }
+
+diesel::table! {
+    push_device_tokens (id) {
+        id -> BigInt,
+        user_id -> BigInt,
+        kind -> Text,
+        token -> Text,
+        ios_app_id -> Nullable<Text>,
+        last_updated -> BigInt,
+    }
+}
