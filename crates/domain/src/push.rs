@@ -96,7 +96,7 @@ pub fn check_legacy_token(token: &str, kind: TokenKind) -> Result<(), RequestErr
         ));
     }
     if kind == TokenKind::Apns
-        && (token.len() % 2 != 0 || !token.bytes().all(|b| b.is_ascii_hexdigit()))
+        && (!token.len().is_multiple_of(2) || !token.bytes().all(|b| b.is_ascii_hexdigit()))
     {
         return Err(RequestError::invalid_param("token", "Invalid APNS token"));
     }
