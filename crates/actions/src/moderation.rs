@@ -25,6 +25,17 @@ pub const MAX_DESCRIPTION_LENGTH: usize = 1000;
 /// 500`).
 pub const MAX_SNIPPET_LENGTH: usize = 10_000 - MAX_DESCRIPTION_LENGTH - 500;
 
+/// Whether `channel` is the organization's moderation request channel (which must stay private).
+pub(crate) fn is_moderation_request_channel(
+    conn: &mut parley_storage::DbConn,
+    channel: ChannelId,
+) -> ActionResult<bool> {
+    Ok(parley_storage::realms::permissions(conn)?
+        .get(MODERATION_REQUEST_CHANNEL)
+        .and_then(|v| v.parse::<i64>().ok())
+        == Some(channel.0))
+}
+
 /// Why a message is reported, as `report_type` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReportType {

@@ -137,6 +137,13 @@ backend_test! {
             && e["value"] == reports), "{events:?}");
         assert!(events.iter().any(|e| e["type"] == "message" && e["message"]["id"] == report["id"]), "{events:?}");
 
+        // The moderation request channel stays private.
+        let body = app.patch(&format!("/streams/{reports}")).as_user(&app.owner)
+            .param("is_private", "false").send().await.error(400, "BAD_REQUEST");
+        assert_eq!(body["msg"], "Moderation request channel must be private.");
+        app.patch(&format!("/streams/{reports}")).as_user(&app.owner)
+            .param("description", "Reports").send().await.success();
+
         // Ann cannot read the reports channel.
         let page = app.get(&format!("/messages/{}", report["id"])).as_user(&ann).send().await;
         assert_eq!(page.status, 400);
