@@ -12,6 +12,7 @@ pub mod bootstrap;
 pub mod bots;
 pub mod calls;
 pub mod channel_email;
+pub mod channel_folders;
 pub mod channels;
 pub mod context;
 pub mod drafts;

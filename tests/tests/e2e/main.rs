@@ -7,6 +7,7 @@ mod anchors;
 mod auth;
 mod bots;
 mod calls;
+mod channel_folders;
 mod channels;
 mod drafts;
 mod events;
