@@ -460,6 +460,14 @@ pub async fn update_channel(
             }
             channel.is_web_public = web_public;
         }
+        if channel.is_public()
+            && (update.is_private.is_some() || update.is_web_public.is_some())
+            && crate::moderation::is_moderation_request_channel(conn, channel.id)?
+        {
+            return Err(
+                RequestError::bad_request("Moderation request channel must be private.").into(),
+            );
+        }
         if let Some(history) = update.history_public_to_subscribers {
             if channel.invite_only {
                 channel.history_public_to_subscribers = history;

@@ -41,6 +41,10 @@ pub fn app(
             "/accounts/confirm_new_email/{token}",
             web::get().to(routes::settings::confirm_email),
         )
+        .route(
+            "/calls/bigbluebutton/join",
+            web::get().to(routes::calls::join_bigbluebutton),
+        )
         .route("/join/{key}/", web::get().to(routes::signup::show))
         .route("/join/{key}/", web::post().to(routes::signup::submit))
         .route("/join/{key}", web::get().to(routes::signup::show))

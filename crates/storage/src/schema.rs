@@ -447,6 +447,17 @@ diesel::table! {
 }
 
 diesel::table! {
+    push_device_tokens (id) {
+        id -> BigInt,
+        user_id -> BigInt,
+        kind -> Text,
+        token -> Text,
+        ios_app_id -> Nullable<Text>,
+        last_updated -> BigInt,
+    }
+}
+
+diesel::table! {
     scheduled_messages (id) {
         id -> BigInt,
         sender_id -> BigInt,

@@ -272,3 +272,28 @@ pub async fn remove_default(
     channels::set_default_channel(&ctx, me, ChannelId(p.stream_id), false).await?;
     Ok(Success::empty())
 }
+
+params! {
+    /// `GET /streams/{stream_id}/email_address`.
+    pub struct EmailAddressParams {
+        sender_id: Option<i64>,
+    }
+}
+
+/// GET /streams/{stream_id}/email_address — the channel's incoming-email address.
+pub async fn email_address(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    path: web::Path<String>,
+    Params(p): Params<EmailAddressParams>,
+) -> ApiResult<Success> {
+    let channel = channel_id(&path)?;
+    let email = parley_actions::channel_email::channel_email_address(
+        &ctx,
+        me,
+        channel,
+        p.sender_id.map(UserId),
+    )
+    .await?;
+    Ok(Success::empty().with("email", email))
+}

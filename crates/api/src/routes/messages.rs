@@ -458,3 +458,30 @@ pub async fn delete_topic(
     parley_actions::messages_delete::delete_topic(&ctx, me, channel, p.topic_name).await?;
     Ok(Success::empty().with("complete", true))
 }
+
+params! {
+    /// `POST /messages/{message_id}/report`.
+    pub struct ReportParams {
+        report_type: String,
+        description: Option<String>,
+    }
+}
+
+/// POST /messages/{message_id}/report — ask the moderators to review a message.
+pub async fn report(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    path: web::Path<String>,
+    Params(p): Params<ReportParams>,
+) -> ApiResult<Success> {
+    let report_type = parley_actions::moderation::ReportType::parse(&p.report_type)?;
+    parley_actions::moderation::report_message(
+        &ctx,
+        me,
+        message_id(&path)?,
+        report_type,
+        p.description.unwrap_or_default(),
+    )
+    .await?;
+    Ok(Success::empty())
+}

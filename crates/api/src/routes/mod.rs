@@ -4,6 +4,7 @@
 pub mod alert_words;
 pub mod avatars;
 pub mod bots;
+pub mod calls;
 pub mod channel_folders;
 pub mod channels;
 pub mod drafts;
@@ -55,6 +56,8 @@ macro_rules! endpoint {
 pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/server_settings", get => server::server_settings);
     endpoint!(cfg, "/realm", patch => realm::update);
+    endpoint!(cfg, "/realm/test_welcome_bot_custom_message",
+        post => realm::test_welcome_bot_custom_message);
     endpoint!(cfg, "/realm/emoji", get => realm_emoji::list);
     endpoint!(cfg, "/realm/emoji/{emoji_name}", post => realm_emoji::add, delete => realm_emoji::delete);
     endpoint!(cfg, "/user_uploads", post => uploads::upload);
@@ -63,6 +66,13 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/attachments", get => uploads::list);
     endpoint!(cfg, "/attachments/{attachment_id}", delete => uploads::delete);
     endpoint!(cfg, "/mobile_push/register", post => push::register);
+    endpoint!(cfg, "/calls/bigbluebutton/create", get => calls::create_bigbluebutton);
+    endpoint!(cfg, "/mobile_push/test_notification", post => push::test_notification);
+    endpoint!(cfg, "/mobile_push/e2ee/test_notification", post => push::e2ee_test_notification);
+    endpoint!(cfg, "/users/me/apns_device_token",
+        post => push::add_apns_token, delete => push::remove_apns_token);
+    endpoint!(cfg, "/users/me/android_gcm_reg_id",
+        post => push::add_fcm_token, delete => push::remove_fcm_token);
     endpoint!(cfg, "/fetch_api_key", post => server::fetch_api_key);
     endpoint!(cfg, "/register", post => events::register);
     endpoint!(cfg, "/events", get => events::get, delete => events::delete);
@@ -78,7 +88,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/users/me/muted_users/{muted_user_id}",
         post => muted_users::mute, delete => muted_users::unmute);
     endpoint!(cfg, "/users/me/subscriptions",
-        get => subscriptions::list, post => subscriptions::subscribe, delete => subscriptions::unsubscribe);
+        get => subscriptions::list, post => subscriptions::subscribe,
+        delete => subscriptions::unsubscribe, patch => subscriptions::update);
     endpoint!(cfg, "/users/me/subscriptions/muted_topics", patch => user_topics::legacy_mute);
     endpoint!(cfg, "/users/me/subscriptions/properties",
         post => subscriptions::update_properties, patch => subscriptions::update_properties);
@@ -97,6 +108,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/streams/{stream_id}",
         get => channels::get_one, patch => channels::update, delete => channels::archive);
     endpoint!(cfg, "/streams/{stream_id}/members", get => channels::members);
+    endpoint!(cfg, "/streams/{stream_id}/email_address", get => channels::email_address);
     endpoint!(cfg, "/streams/{stream_id}/delete_topic", post => messages::delete_topic);
     endpoint!(cfg, "/default_streams", post => channels::add_default, delete => channels::remove_default);
     endpoint!(cfg, "/get_stream_id", get => channels::get_id);
@@ -109,6 +121,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         get => messages::get_one, patch => messages::edit, delete => messages::delete);
     endpoint!(cfg, "/messages/{message_id}/history", get => messages::history);
     endpoint!(cfg, "/messages/{message_id}/read_receipts", get => messages::read_receipts);
+    endpoint!(cfg, "/messages/{message_id}/report", post => messages::report);
     endpoint!(cfg, "/messages/{message_id}/reactions", post => reactions::add, delete => reactions::remove);
     endpoint!(cfg, "/messages/{message_id}/typing", post => typing::set_for_edit);
     endpoint!(cfg, "/mark_all_as_read", post => message_flags::mark_all);

@@ -112,6 +112,55 @@ pub async fn unsubscribe(
     Ok(Success::from_fields(result))
 }
 
+/// One entry of `add` in `PATCH /users/me/subscriptions` (a `color` is accepted and ignored: new
+/// subscriptions get a color picked by the server).
+#[derive(Debug, Deserialize)]
+struct AddEntry {
+    name: String,
+    #[serde(default)]
+    description: Option<String>,
+}
+
+/// `PATCH /users/me/subscriptions`.
+#[derive(Debug)]
+pub struct UpdateSubscriptionsParams {
+    add: Vec<ChannelRequest>,
+    delete: Vec<String>,
+}
+
+impl params::FromParams for UpdateSubscriptionsParams {
+    fn from_params(p: &mut ParamMap) -> Result<Self, RequestError> {
+        let add = p
+            .take::<Option<Json<Vec<AddEntry>>>>("add")?
+            .map(|Json(entries)| entries)
+            .unwrap_or_default();
+        let delete = p
+            .take::<Option<Json<Vec<String>>>>("delete")?
+            .map(|Json(names)| names)
+            .unwrap_or_default();
+        Ok(UpdateSubscriptionsParams {
+            add: add
+                .into_iter()
+                .map(|e| ChannelRequest {
+                    name: e.name,
+                    description: e.description,
+                })
+                .collect(),
+            delete,
+        })
+    }
+}
+
+/// PATCH /users/me/subscriptions — join the channels of `add` and leave those of `delete` at once.
+pub async fn update(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    Params(p): Params<UpdateSubscriptionsParams>,
+) -> ApiResult<Success> {
+    let result = subscriptions::update_subscriptions(&ctx, me, p.add, p.delete).await?;
+    Ok(Success::from_fields(result))
+}
+
 params! {
     /// `GET /users/me/subscriptions`.
     pub struct ListSubscriptions {
