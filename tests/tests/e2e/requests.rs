@@ -184,3 +184,29 @@ backend_test! {
         assert_ne!(me["full_name"], "File Name");
     }
 }
+
+backend_test! {
+    async fn nul_in_any_path_is_a_400_envelope(app) {
+        let owner = app.owner.clone();
+        // Each of these reached a text column with the NUL (a 500 on PostgreSQL).
+        let pages = [
+            ("GET", "/join/a%00b/"),
+            ("POST", "/join/a%00b/"),
+            ("GET", "/accounts/confirm_new_email/a%00b"),
+            ("GET", "/user_avatars/1/emoji/images/a%00b"),
+            ("GET", "/user_uploads/1/a%00b"),
+            ("GET", "/api/v1/user_uploads/1/a%00b"),
+            ("DELETE", "/api/v1/realm/emoji/a%00b"),
+            ("GET", "/api/v1/users/%00"),
+        ];
+        for (method, path) in pages {
+            let request = app.page(method.parse().unwrap(), path);
+            let body = request.as_user(&owner).send().await.error(400, "BAD_REQUEST");
+            assert!(body["msg"].as_str().unwrap().contains("NULL"), "{method} {path}: {body}");
+        }
+        // An encoded percent sign followed by 00 is no NUL.
+        let response = app.get_page("/join/a%2500b/").send().await;
+        assert_ne!(response.status, 500, "{}", response.text);
+        assert!(!response.text.contains("NULL"), "{}", response.text);
+    }
+}
