@@ -88,12 +88,6 @@ pub const DEVIATIONS: &[Deviation] = &[
         reason: "the spec requires the service_* version fields",
     },
     Deviation {
-        target: "event subscription update",
-        pointer: "/value",
-        null_only: true,
-        reason: "a per-channel notification setting reset to inherit the personal setting is null, for clients with notification_settings_null",
-    },
-    Deviation {
         target: "GET /users/{user_id_or_email}/presence",
         pointer: "/presence/active_timestamp",
         null_only: false,

@@ -436,19 +436,14 @@ pub async fn update_properties(
             apply_property(&mut row.settings, change)?;
             subscriptions::set_settings(conn, user.id, change.stream_id, &row.settings)?;
             for (property, value) in property_events(&row.settings, &change.property) {
-                let inherited = personal.for_property(property).filter(|_| value.is_null());
-                let body = match inherited {
-                    Some(inherited) => parley_events::Body::by_capability(
-                        parley_events::Capability::NotificationSettingsNull,
-                        subscription_update(change.stream_id, property, value),
-                        Some(subscription_update(
-                            change.stream_id,
-                            property,
-                            inherited.into(),
-                        )),
-                    ),
-                    None => subscription_update(change.stream_id, property, value),
+                // A setting reset to inherit is announced with the value it now inherits: the
+                // description types `value` without null, and the mobile app decodes it
+                // strictly, whatever capabilities the client declared.
+                let value = match personal.for_property(property).filter(|_| value.is_null()) {
+                    Some(inherited) => inherited.into(),
+                    None => value,
                 };
+                let body = subscription_update(change.stream_id, property, value);
                 events.push(Event::to_users(vec![user.id], body));
             }
         }

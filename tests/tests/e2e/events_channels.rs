@@ -211,7 +211,8 @@ backend_test! {
             update("is_muted", json!(true)),
             update("pin_to_top", json!(true)),
             update("desktop_notifications", json!(false)),
-            update("push_notifications", Value::Null),
+            // Reset to inherit: announced with the inherited value (push is off by default).
+            update("push_notifications", json!(false)),
             update("in_home_view", json!(true)),
             update("is_muted", json!(false)),
         ]);
