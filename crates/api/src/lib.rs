@@ -5,6 +5,7 @@ pub mod auth;
 pub mod envelope;
 pub mod error;
 pub mod fallback;
+pub mod h1;
 pub mod logging;
 pub mod params;
 pub mod paths;
