@@ -128,8 +128,9 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for EnvelopeIo<T> {
 }
 
 /// Serves [`crate::app`] over HTTP/1.1 on `listener` with the envelope for parser errors, as
-/// `HttpServer` would otherwise (5 s keep-alive and request-head timeouts); signals are left to
-/// the caller, who stops the server through its handle, waiting up to `shutdown_timeout`.
+/// `HttpServer` would otherwise (its 5 s keep-alive and request-head timeouts, 1 s to close);
+/// signals are left to the caller, who stops the server through its handle, waiting up to
+/// `shutdown_timeout`.
 pub fn serve(
     ctx: Context,
     listener: std::net::TcpListener,
@@ -148,6 +149,7 @@ pub fn serve(
             .and_then(
                 HttpService::build()
                     .client_request_timeout(Duration::from_secs(5))
+                    .client_disconnect_timeout(Duration::from_secs(1))
                     .h1(map_config(crate::app(ctx), |_| AppConfig::default())),
             )
         })?
