@@ -28,6 +28,7 @@ pub mod realm_emoji;
 pub mod realm_settings;
 pub mod role;
 pub mod saved_snippet;
+pub mod scheduled;
 pub mod settings;
 #[cfg(test)]
 mod testing;

@@ -27,6 +27,8 @@ pub mod reactions;
 pub mod realm_emoji;
 pub mod realms;
 pub mod saved_snippets;
+pub mod savepoint;
+pub mod scheduled_messages;
 pub mod schema;
 pub mod settings;
 pub mod sql;

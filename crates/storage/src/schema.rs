@@ -445,3 +445,24 @@ diesel::table! {
         created -> BigInt,
     }
 }
+
+diesel::table! {
+    scheduled_messages (id) {
+        id -> BigInt,
+        sender_id -> BigInt,
+        kind -> Text,
+        channel_id -> Nullable<BigInt>,
+        recipient_ids -> Text,
+        topic -> Text,
+        content -> Text,
+        rendered_content -> Text,
+        scheduled_at -> BigInt,
+        read_by_sender -> Nullable<Bool>,
+        delivered -> Bool,
+        delivered_message_id -> Nullable<BigInt>,
+        failed -> Bool,
+        failure_message -> Nullable<Text>,
+        reminder_target_message_id -> Nullable<BigInt>,
+        date_created -> BigInt,
+    }
+}

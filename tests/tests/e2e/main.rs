@@ -30,6 +30,7 @@ mod realm_emoji;
 mod realm_settings;
 mod requests;
 mod saved_snippets;
+mod scheduled_messages;
 mod server_settings;
 mod settings;
 mod typing;

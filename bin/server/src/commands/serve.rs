@@ -58,6 +58,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     let gc = engine.spawn_gc();
     // KaTeX loads in the background, so the first message with math does not wait for it.
     parley_markdown::warm_up_math();
+    let scheduler = parley_actions::scheduler::spawn_scheduler(ctx.clone());
     let janitor = parley_actions::uploads::spawn_unclaimed_cleanup(
         ctx.clone(),
         config.unclaimed_upload_age,
@@ -85,6 +86,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     stopper.abort();
     gc.abort();
     janitor.abort();
+    scheduler.abort();
     let path = config.event_queues_file();
     let saved = engine
         .dump(&path)

@@ -11,6 +11,7 @@ pub mod people;
 pub mod personal;
 pub mod realm;
 pub mod realm_config;
+pub mod scheduled;
 pub mod topics;
 pub mod uploads;
 pub mod users;

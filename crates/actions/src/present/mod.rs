@@ -6,4 +6,5 @@ pub mod groups;
 pub mod messages;
 pub mod personal;
 pub mod realm;
+pub mod scheduled;
 pub mod users;

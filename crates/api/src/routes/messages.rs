@@ -16,7 +16,7 @@ use parley_domain::{limits, ChannelId, MessageId, RequestError};
 use serde_json::Value;
 
 /// Parses `to` for a message kind: a channel name or ID, or a list of user IDs or emails.
-fn destination(kind: MessageKind, raw: &str) -> Result<Destination, RequestError> {
+pub(crate) fn destination(kind: MessageKind, raw: &str) -> Result<Destination, RequestError> {
     let parsed: Option<Value> = serde_json::from_str(raw).ok();
     match kind {
         MessageKind::Channel => match parsed {

@@ -21,6 +21,7 @@ pub mod reactions;
 pub mod realm;
 pub mod realm_emoji;
 pub mod saved_snippets;
+pub mod scheduled_messages;
 pub mod server;
 pub mod settings;
 pub mod signup;
@@ -139,6 +140,13 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/invites/multiuse/{invite_id}", delete => invites::revoke_multiuse);
     endpoint!(cfg, "/invites/multiuse/{key}/accept", post => invites::accept);
     endpoint!(cfg, "/saved_snippets", get => saved_snippets::list, post => saved_snippets::create);
+    endpoint!(cfg, "/scheduled_messages",
+        get => scheduled_messages::list, post => scheduled_messages::create);
+    endpoint!(cfg, "/scheduled_messages/{scheduled_message_id}",
+        patch => scheduled_messages::edit, delete => scheduled_messages::delete);
+    endpoint!(cfg, "/reminders",
+        get => scheduled_messages::list_reminders, post => scheduled_messages::create_reminder);
+    endpoint!(cfg, "/reminders/{reminder_id}", delete => scheduled_messages::delete_reminder);
     endpoint!(cfg, "/saved_snippets/{saved_snippet_id}",
         patch => saved_snippets::edit, delete => saved_snippets::delete);
     endpoint!(cfg, "/user_groups", get => user_groups::list);
