@@ -58,8 +58,9 @@ fn map_error(err: EventsError) -> crate::error::ActionError {
 /// costs no more than the events it carries, and a client must be able to poll again right
 /// after each answer without ever being refused, nor spend the allowance its sends need. Any
 /// other poll uses one unit of the caller's API allowance: `dont_block` polls, polls that
-/// re-read events already served, polls of another user's or an unknown queue, and long-polls
-/// that came back empty because a newer poll of the same queue took over.
+/// re-read events already served, and polls of another user's or an unknown queue. (A
+/// long-poll that comes back empty, because the server is stopping or a newer poll of the same
+/// queue took over, is not charged: a client re-polling then must not run out of allowance.)
 pub async fn get_events(ctx: &Context, user: User, request: GetEvents) -> ActionResult<EventBatch> {
     let charge = || ctx.limits.api_by_user.hit(&user.id.to_string());
     let engine = ctx.events.engine();
@@ -90,10 +91,8 @@ pub async fn get_events(ctx: &Context, user: User, request: GetEvents) -> Action
         )
         .await
         .map_err(map_error)?;
-    match events.iter().filter_map(|e| e["id"].as_i64()).max() {
-        Some(highest) => ctx.limits.polls.served(&queue_id, highest),
-        None if !request.dont_block => charge()?,
-        None => {}
+    if let Some(highest) = events.iter().filter_map(|e| e["id"].as_i64()).max() {
+        ctx.limits.polls.served(&queue_id, highest);
     }
     Ok(EventBatch { events, queue_id })
 }

@@ -136,11 +136,16 @@ pub fn serve(
     listener: std::net::TcpListener,
     shutdown_timeout: Duration,
 ) -> io::Result<Server> {
-    Ok(Server::build()
+    let builder = Server::build();
+    // As HttpServer: on a graceful stop, keep-alive connections close after their current
+    // response instead of keeping the workers alive until the timeout.
+    let stopping = builder.graceful_shutdown_signal();
+    Ok(builder
         .shutdown_timeout(shutdown_timeout.as_secs())
         .disable_signals()
         .listen("parley", listener, move || {
             let ctx = ctx.clone();
+            let stopping = stopping.clone();
             fn_service(|io: actix_rt::net::TcpStream| async move {
                 let _ = io.set_nodelay(true);
                 let peer = io.peer_addr().ok();
@@ -148,6 +153,10 @@ pub fn serve(
             })
             .and_then(
                 HttpService::build()
+                    .graceful_shutdown_signal(move || {
+                        let stopping = stopping.clone();
+                        async move { stopping.notified().await }
+                    })
                     .client_request_timeout(Duration::from_secs(5))
                     .client_disconnect_timeout(Duration::from_secs(1))
                     .h1(map_config(crate::app(ctx), |_| AppConfig::default())),
