@@ -10,6 +10,7 @@ pub mod auth;
 pub mod avatars;
 pub mod bootstrap;
 pub mod bots;
+pub mod channel_folders;
 pub mod channels;
 pub mod context;
 pub mod drafts;

@@ -5,6 +5,7 @@
 pub mod access;
 pub mod alert_words;
 pub mod channel;
+pub mod channel_folder;
 pub mod draft;
 pub mod email;
 pub mod error;

@@ -5,6 +5,7 @@
 pub mod alert_words;
 pub mod attachments;
 pub mod bots;
+pub mod channel_folders;
 pub mod channels;
 pub mod conn;
 pub mod drafts;

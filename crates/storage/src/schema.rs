@@ -466,3 +466,16 @@ diesel::table! {
         date_created -> BigInt,
     }
 }
+
+diesel::table! {
+    channel_folders (id) {
+        id -> BigInt,
+        name -> Text,
+        description -> Text,
+        rendered_description -> Text,
+        creator_id -> Nullable<BigInt>,
+        date_created -> BigInt,
+        is_archived -> Bool,
+        folder_order -> BigInt,
+    }
+}

@@ -84,6 +84,8 @@ pub enum Event {
     Drafts(DraftsEvent),
     /// The person's saved snippets changed.
     SavedSnippets(SavedSnippetsEvent),
+    /// The organization's channel folders changed.
+    ChannelFolder(ChannelFolderEvent),
     /// The person's scheduled messages changed.
     ScheduledMessages(ScheduledMessagesEvent),
     /// The person's reminders changed.
@@ -550,6 +552,30 @@ pub enum DraftsEvent {
     Remove {
         /// Which.
         draft_id: i64,
+    },
+}
+
+/// `channel_folder` events.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum ChannelFolderEvent {
+    /// A new folder.
+    Add {
+        /// It.
+        channel_folder: crate::channel::ChannelFolder,
+    },
+    /// A folder's name, description or archived state changed.
+    Update {
+        /// Which.
+        channel_folder_id: i64,
+        /// The changed properties (`name`; `description` with `rendered_description`;
+        /// `is_archived`).
+        data: crate::Object,
+    },
+    /// The folders were put in a new order.
+    Reorder {
+        /// Every folder's ID, in the new order.
+        order: Vec<i64>,
     },
 }
 

@@ -6,6 +6,7 @@ mod alert_words;
 mod anchors;
 mod auth;
 mod bots;
+mod channel_folders;
 mod channels;
 mod drafts;
 mod events;

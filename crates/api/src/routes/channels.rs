@@ -199,6 +199,9 @@ impl params::FromParams for UpdateChannelParams {
             is_web_public: p.take("is_web_public")?,
             history_public_to_subscribers: p.take("history_public_to_subscribers")?,
             is_default_stream: p.take("is_default_stream")?,
+            folder_id: p
+                .take::<Option<Json<Option<i64>>>>("folder_id")?
+                .map(|Json(folder)| folder),
             ..ChannelUpdate::default()
         };
         if let Some(Json(value)) = p.take::<Option<Json<Value>>>("message_retention_days")? {

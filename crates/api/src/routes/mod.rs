@@ -4,6 +4,7 @@
 pub mod alert_words;
 pub mod avatars;
 pub mod bots;
+pub mod channel_folders;
 pub mod channels;
 pub mod drafts;
 pub mod events;
@@ -140,6 +141,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/invites/multiuse/{invite_id}", delete => invites::revoke_multiuse);
     endpoint!(cfg, "/invites/multiuse/{key}/accept", post => invites::accept);
     endpoint!(cfg, "/saved_snippets", get => saved_snippets::list, post => saved_snippets::create);
+    endpoint!(cfg, "/channel_folders",
+        get => channel_folders::list, patch => channel_folders::reorder);
+    endpoint!(cfg, "/channel_folders/create", post => channel_folders::create);
+    endpoint!(cfg, "/channel_folders/{channel_folder_id}", patch => channel_folders::update);
     endpoint!(cfg, "/scheduled_messages",
         get => scheduled_messages::list, post => scheduled_messages::create);
     endpoint!(cfg, "/scheduled_messages/{scheduled_message_id}",
