@@ -5,8 +5,10 @@ pub mod auth;
 pub mod envelope;
 pub mod error;
 pub mod fallback;
+pub mod h1;
 pub mod logging;
 pub mod params;
+pub mod paths;
 pub mod routes;
 
 use actix_web::body::MessageBody;
@@ -31,6 +33,7 @@ pub fn app(
     App::new()
         .app_data(web::Data::new(ctx))
         .app_data(web::PayloadConfig::new(params::MAX_BODY_BYTES))
+        .wrap(from_fn(paths::refuse_nul))
         .wrap(from_fn(logging::log_request))
         .service(
             web::scope("/api/v1")

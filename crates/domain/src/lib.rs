@@ -13,6 +13,7 @@ pub mod group_permissions;
 pub mod groups;
 pub mod ids;
 pub mod invite;
+pub mod limits;
 pub mod linkifier;
 pub mod locale;
 pub mod message;

@@ -15,6 +15,7 @@ mod events_channels;
 mod events_oracle;
 mod events_oracle_org;
 mod invites;
+mod limits;
 mod linkifiers;
 mod media;
 mod message_actions;

@@ -2,7 +2,6 @@
 
 use crate::config::Config;
 use crate::startup;
-use actix_web::HttpServer;
 use anyhow::Context as _;
 use std::time::Duration;
 
@@ -65,12 +64,12 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         config.unclaimed_upload_age,
         UNCLAIMED_CLEANUP_INTERVAL,
     );
-    let server = HttpServer::new(move || parley_api::app(ctx.clone()))
-        .shutdown_timeout(SHUTDOWN_GRACE.as_secs())
-        .disable_signals()
-        .bind(config.bind)
-        .with_context(|| format!("cannot listen on {}", config.bind))?
-        .run();
+    // Served through parley_api::h1 rather than HttpServer, so that requests the HTTP parser
+    // refuses also get the JSON error envelope.
+    let listener = std::net::TcpListener::bind(config.bind)
+        .with_context(|| format!("cannot listen on {}", config.bind))?;
+    let server = parley_api::h1::serve(ctx, listener, SHUTDOWN_GRACE)
+        .with_context(|| format!("cannot listen on {}", config.bind))?;
     let handle = server.handle();
     let stopper = {
         let engine = engine.clone();

@@ -12,7 +12,7 @@ use parley_actions::messages_send::{self, Destination, SendMessage};
 use parley_actions::Context;
 use parley_domain::message::{client_name, MessageKind};
 use parley_domain::narrow::{parse_narrow, NarrowTerm, UserOperand};
-use parley_domain::{ChannelId, MessageId, RequestError};
+use parley_domain::{limits, ChannelId, MessageId, RequestError};
 use serde_json::Value;
 
 /// Parses `to` for a message kind: a channel name or ID, or a list of user IDs or emails.
@@ -90,6 +90,7 @@ pub(crate) fn destination(kind: MessageKind, raw: &str) -> Result<Destination, R
                 }
                 None => split_emails(raw),
             };
+            limits::check_list("to", operands.len())?;
             Ok(Destination::Users(operands))
         }
     }
@@ -455,8 +456,9 @@ pub async fn delete_topic(
     Params(p): Params<DeleteTopicParams>,
 ) -> ApiResult<Success> {
     let channel = ChannelId(path_param::<i64>("stream_id", &path)?);
-    parley_actions::messages_delete::delete_topic(&ctx, me, channel, p.topic_name).await?;
-    Ok(Success::empty().with("complete", true))
+    let complete =
+        parley_actions::messages_delete::delete_topic(&ctx, me, channel, p.topic_name).await?;
+    Ok(Success::empty().with("complete", complete))
 }
 
 params! {

@@ -11,7 +11,7 @@ use parley_actions::subscriptions::{
     self, ChannelRequest, Principal, PropertyChange, SubscribeRequest,
 };
 use parley_actions::Context;
-use parley_domain::{ChannelId, RequestError, UserId};
+use parley_domain::{limits, ChannelId, RequestError, UserId};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -55,6 +55,7 @@ impl params::FromParams for SubscribeParams {
     fn from_params(p: &mut ParamMap) -> Result<Self, RequestError> {
         let entries = p.take::<Json<Vec<ChannelEntry>>>("subscriptions")?.0;
         let principals = principals(p)?;
+        limits::check_subscription_changes(entries.len(), principals.as_ref().map_or(1, Vec::len))?;
         let fatal = p
             .take::<Option<bool>>("authorization_errors_fatal")?
             .unwrap_or(true);
@@ -95,10 +96,10 @@ pub struct UnsubscribeParams {
 
 impl params::FromParams for UnsubscribeParams {
     fn from_params(p: &mut ParamMap) -> Result<Self, RequestError> {
-        Ok(UnsubscribeParams {
-            names: p.take::<Json<Vec<String>>>("subscriptions")?.0,
-            principals: principals(p)?,
-        })
+        let names = p.take::<Json<Vec<String>>>("subscriptions")?.0;
+        let principals = principals(p)?;
+        limits::check_subscription_changes(names.len(), principals.as_ref().map_or(1, Vec::len))?;
+        Ok(UnsubscribeParams { names, principals })
     }
 }
 
