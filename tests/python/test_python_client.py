@@ -47,7 +47,7 @@ def run_against_server(zuliprc, site):
 
     settings = owner.get_server_settings()
     check("server_settings succeeds", settings["result"] == "success", settings)
-    check("feature level is 417", settings.get("zulip_feature_level") == 417, settings)
+    check("feature level is 420", settings.get("zulip_feature_level") == 420, settings)
 
     members = owner.get_members()
     check("get_members succeeds", members["result"] == "success", members)

@@ -416,6 +416,13 @@ impl TestApp {
         }
     }
 
+    /// A request of any method to a path as given (outside `/api/v1` or raw).
+    pub fn page(&self, method: Method, path: &str) -> RequestBuilder<'_> {
+        let mut builder = self.request(method, "");
+        builder.path = path.to_owned();
+        builder
+    }
+
     /// A GET of a path outside `/api/v1` (pages such as confirmation links).
     pub fn get_page(&self, path: &str) -> RequestBuilder<'_> {
         let mut builder = self.request(Method::GET, "");

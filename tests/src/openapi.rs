@@ -123,6 +123,12 @@ pub const DEVIATIONS: &[Deviation] = &[
         null_only: false,
         reason: "local echo: the spec's name of the same ID",
     },
+    Deviation {
+        target: "POST /register",
+        pointer: "/reminders",
+        null_only: false,
+        reason: "the description types register's reminders as scheduled messages; they are reminder objects, as GET /reminders, the reminders events and the reference server give them",
+    },
 ];
 
 /// The converted description and the validators compiled from it so far.

@@ -144,6 +144,24 @@ pub struct Settings {
         value_name = "text|json"
     )]
     pub log_format: Option<String>,
+    /// Base URL of a BigBlueButton server for video calls, e.g.
+    /// https://bbb.example.com/bigbluebutton/ (needs --bigbluebutton-secret) [default: none].
+    #[arg(
+        long,
+        global = true,
+        env = "PARLEY_BIGBLUEBUTTON_URL",
+        value_name = "URL"
+    )]
+    pub bigbluebutton_url: Option<String>,
+
+    /// The shared secret of the BigBlueButton server's API.
+    #[arg(
+        long,
+        global = true,
+        env = "PARLEY_BIGBLUEBUTTON_SECRET",
+        value_name = "SECRET"
+    )]
+    pub bigbluebutton_secret: Option<String>,
 }
 
 impl Settings {
@@ -176,6 +194,8 @@ impl Settings {
             metrics_bind: self.metrics_bind.or(fallback.metrics_bind),
             metrics_token: self.metrics_token.or(fallback.metrics_token),
             log_format: self.log_format.or(fallback.log_format),
+            bigbluebutton_url: self.bigbluebutton_url.or(fallback.bigbluebutton_url),
+            bigbluebutton_secret: self.bigbluebutton_secret.or(fallback.bigbluebutton_secret),
         }
     }
 }
@@ -221,6 +241,8 @@ pub struct Config {
     pub metrics_token: Option<String>,
     /// The log format.
     pub log_format: LogFormat,
+    /// The BigBlueButton server for video calls, when one is configured.
+    pub bigbluebutton: Option<parley_actions::calls::BigBlueButtonConfig>,
 }
 
 /// How log lines are written.
@@ -252,6 +274,33 @@ pub fn resolve_address(text: &str, setting: &str) -> anyhow::Result<SocketAddr> 
     addrs
         .next()
         .with_context(|| format!("{setting} '{text}': host '{host}' has no address"))
+}
+
+/// The BigBlueButton server from its URL and secret, which come together or not at all.
+fn bigbluebutton(
+    url: Option<String>,
+    secret: Option<String>,
+) -> anyhow::Result<Option<parley_actions::calls::BigBlueButtonConfig>> {
+    match (
+        url.filter(|u| !u.trim().is_empty()),
+        secret.filter(|s| !s.is_empty()),
+    ) {
+        (None, None) => Ok(None),
+        (Some(raw), Some(secret)) => {
+            let parsed = url::Url::parse(raw.trim())
+                .with_context(|| format!("--bigbluebutton-url '{raw}' is not a URL"))?;
+            if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+                bail!("--bigbluebutton-url '{raw}' must look like https://HOST/bigbluebutton/");
+            }
+            let url = format!("{}/", parsed.as_str().trim_end_matches('/'));
+            Ok(Some(parley_actions::calls::BigBlueButtonConfig {
+                url,
+                secret,
+            }))
+        }
+        (Some(_), None) => bail!("--bigbluebutton-url needs --bigbluebutton-secret"),
+        (None, Some(_)) => bail!("--bigbluebutton-secret needs --bigbluebutton-url"),
+    }
 }
 
 /// The camo proxy from its URL and key, which come together or not at all.
@@ -352,6 +401,8 @@ impl Config {
             .mail_from
             .unwrap_or_else(|| format!("noreply@{}", realm.host));
         let camo = camo(settings.camo_url, settings.camo_key)?;
+        let bigbluebutton =
+            bigbluebutton(settings.bigbluebutton_url, settings.bigbluebutton_secret)?;
         let unclaimed_weeks = settings.unclaimed_upload_weeks.unwrap_or(5);
         if unclaimed_weeks < 1 {
             bail!("--unclaimed-upload-weeks must be at least 1");
@@ -383,6 +434,7 @@ impl Config {
             metrics_token: metrics_token.map(|t| t.trim().to_owned()),
             log_format,
             camo,
+            bigbluebutton,
             unclaimed_upload_age: Duration::from_secs(unclaimed_weeks as u64 * 7 * 24 * 3600),
             push_service_url,
             smtp_url,
@@ -554,6 +606,27 @@ mod tests {
             ..Settings::default()
         };
         assert!(Config::resolve(bad, None).is_err());
+    }
+
+    #[test]
+    fn bigbluebutton_needs_url_and_secret() {
+        assert!(Config::resolve(Settings::default(), None)
+            .unwrap()
+            .bigbluebutton
+            .is_none());
+        let given = Settings {
+            bigbluebutton_url: Some("https://bbb.example.com/bigbluebutton".into()),
+            bigbluebutton_secret: Some("s".into()),
+            ..Settings::default()
+        };
+        let bbb = Config::resolve(given, None).unwrap().bigbluebutton.unwrap();
+        assert_eq!(bbb.url, "https://bbb.example.com/bigbluebutton/");
+        let half = Settings {
+            bigbluebutton_url: Some("https://bbb.example.com/".into()),
+            ..Settings::default()
+        };
+        let err = format!("{:#}", Config::resolve(half, None).unwrap_err());
+        assert!(err.contains("--bigbluebutton-secret"), "{err}");
     }
 
     #[test]

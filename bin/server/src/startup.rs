@@ -68,6 +68,7 @@ pub async fn start(config: &Config) -> anyhow::Result<(Context, Bootstrap)> {
     )));
     let ctx = ctx.with_invitation_link_validity_minutes(config.invitation_link_validity_minutes);
     let ctx = ctx.with_camo(config.camo.clone());
+    let ctx = ctx.with_bigbluebutton(config.bigbluebutton.clone());
     let init = RealmInit {
         name: config.realm_name.clone(),
         owner_email: config.owner_email.clone(),

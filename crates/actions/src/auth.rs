@@ -2,7 +2,6 @@
 
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
-use crate::rate_limit::rate_limited;
 use crate::secrets;
 use parley_domain::email::parse_placeholder_email;
 use parley_domain::user::User;
@@ -68,8 +67,21 @@ fn user_deactivated() -> ActionError {
 }
 
 /// The caller of an API request, from HTTP Basic's email and API key. A wrong key and an unknown
-/// address fail the same way, so that the answer does not reveal which addresses exist.
+/// address fail the same way, so that the answer does not reveal which addresses exist. The
+/// request takes one unit of the caller's API allowance.
 pub async fn access_user_by_api_key(
+    ctx: &Context,
+    email: String,
+    api_key: String,
+) -> ActionResult<User> {
+    let user = access_user_by_api_key_unmetered(ctx, email, api_key).await?;
+    ctx.limits.api_by_user.hit(&user.id.to_string())?;
+    Ok(user)
+}
+
+/// Like [`access_user_by_api_key`] without using the API allowance, for the one endpoint that
+/// meters itself: `GET /events` (see [`crate::event_queues::get_events`]).
+pub async fn access_user_by_api_key_unmetered(
     ctx: &Context,
     email: String,
     api_key: String,
@@ -91,7 +103,6 @@ pub async fn access_user_by_api_key(
             Ok::<_, ActionError>(user)
         })
         .await?;
-    ctx.limits.api_by_user.hit(&user.id.to_string())?;
     Ok(user)
 }
 
@@ -107,51 +118,59 @@ pub struct ApiKeyGrant {
 }
 
 /// `POST /fetch_api_key`: trades a login address and password for the account's API key.
-/// Failed attempts are limited per username, so passwords cannot be guessed at speed.
+///
+/// Guessing is limited per account: every attempt takes one unit of the account's allowance
+/// *before* the password is checked (so concurrent guesses cannot all slip through while the
+/// first ones are still hashing), and a correct password gives its unit back, so the allowance
+/// counts failures. Both addresses of an account (delivery and placeholder) share it, addresses
+/// that match no account have one per address, and they cost the same Argon2 time as a real one.
 pub async fn do_fetch_api_key(
     ctx: &Context,
     username: String,
     password: String,
 ) -> ActionResult<ApiKeyGrant> {
-    let limit_key = username.trim().to_lowercase();
-    let wait = ctx
-        .limits
-        .login_failures_by_username
-        .wait_seconds(&limit_key);
-    if wait > 0.0 {
-        return Err(rate_limited(wait).into());
-    }
     let host = ctx.realm.host.clone();
-    let result = ctx
+    let found = ctx
         .db
         .run(move |conn| {
             check_realm_active(conn)?;
-            let failed = || {
-                RequestError::new(
-                    ErrorCode::AuthenticationFailed,
-                    "Your username or password is incorrect",
-                )
+            let Some(user) = user_by_login_email(conn, &username, &host)? else {
+                return Ok::<_, ActionError>((username.trim().to_lowercase(), None));
             };
-            let user = user_by_login_email(conn, &username, &host)?.ok_or_else(failed)?;
-            let credentials = users::credentials(conn, user.id)?.ok_or_else(failed)?;
-            let hash = credentials.password_hash.as_deref().ok_or_else(failed)?;
-            if !secrets::verify_password(&password, hash) {
-                return Err(failed().into());
-            }
-            if !user.is_active {
-                return Err(user_deactivated());
-            }
-            Ok(ApiKeyGrant {
-                api_key: credentials.api_key,
-                email: user.api_email(&host),
-                user_id: user.id,
-            })
+            let credentials = users::credentials(conn, user.id)?;
+            Ok((format!("user:{}", user.id), Some((user, credentials))))
         })
-        .await;
-    if matches!(&result, Err(ActionError::Request(e)) if e.code == ErrorCode::AuthenticationFailed)
-    {
-        // Counting only failures: the allowance is for mistakes, not for logging in.
-        let _ = ctx.limits.login_failures_by_username.hit(&limit_key);
+        .await?;
+    let (limit_key, account) = found;
+    ctx.limits.login_failures_by_username.hit(&limit_key)?;
+    let stored = account
+        .as_ref()
+        .and_then(|(_, credentials)| credentials.as_ref())
+        .and_then(|c| c.password_hash.clone());
+    // Argon2 takes tens of milliseconds: off the executor, and holding no connection.
+    let matches = tokio::task::spawn_blocking(move || {
+        secrets::verify_password_or_dummy(&password, stored.as_deref())
+    })
+    .await
+    .map_err(|e| ActionError::Internal(e.to_string()))?;
+    let (user, credentials) = match account {
+        Some((user, Some(credentials))) if matches => (user, credentials),
+        _ => {
+            return Err(RequestError::new(
+                ErrorCode::AuthenticationFailed,
+                "Your username or password is incorrect",
+            )
+            .into())
+        }
+    };
+    // The allowance is for mistakes, not for logging in.
+    ctx.limits.login_failures_by_username.refund(&limit_key);
+    if !user.is_active {
+        return Err(user_deactivated());
     }
-    result
+    Ok(ApiKeyGrant {
+        api_key: credentials.api_key,
+        email: user.api_email(&ctx.realm.host),
+        user_id: user.id,
+    })
 }

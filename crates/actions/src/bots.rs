@@ -380,7 +380,7 @@ pub async fn list_own_bots(ctx: &Context, caller: &User) -> ActionResult<Vec<Val
 
 /// The bot with this ID that `caller` administers (its owner or an organization
 /// administrator): "No such bot" when it is not a bot, "Insufficient permission" otherwise.
-fn access_bot(conn: &mut DbConn, caller: &User, id: UserId) -> ActionResult<User> {
+pub(crate) fn access_bot(conn: &mut DbConn, caller: &User, id: UserId) -> ActionResult<User> {
     let bot = users::by_id(conn, id)?
         .filter(User::is_bot)
         .filter(|b| !users::system_bots(conn).is_ok_and(|s| s.iter().any(|x| x.id == b.id)))

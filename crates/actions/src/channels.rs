@@ -143,8 +143,8 @@ pub(crate) fn build_channel(
     if new.is_default_stream && new.invite_only {
         return Err(RequestError::bad_request("A default channel cannot be private.").into());
     }
-    if new.folder_id.is_some() {
-        return Err(RequestError::invalid_param("folder_id", "Invalid channel folder ID").into());
+    if let Some(folder) = new.folder_id {
+        crate::channel_folders::check_folder_for_channel(conn, folder)?;
     }
     let mut permissions = default_permissions(policy, creator.map(|c| c.id));
     for (name, setting) in &new.permissions {
@@ -395,6 +395,8 @@ pub struct ChannelUpdate {
     pub message_retention_days: Option<Retention>,
     /// New empty-topic policy.
     pub topics_policy: Option<TopicsPolicy>,
+    /// New folder (`Some(None)`: out of any folder).
+    pub folder_id: Option<Option<i64>>,
     /// New permissions by API name, each with the value the client expects to replace.
     pub permissions: Vec<(String, GroupSetting, Option<GroupSetting>)>,
 }
@@ -458,6 +460,14 @@ pub async fn update_channel(
             }
             channel.is_web_public = web_public;
         }
+        if channel.is_public()
+            && (update.is_private.is_some() || update.is_web_public.is_some())
+            && crate::moderation::is_moderation_request_channel(conn, channel.id)?
+        {
+            return Err(
+                RequestError::bad_request("Moderation request channel must be private.").into(),
+            );
+        }
         if let Some(history) = update.history_public_to_subscribers {
             if channel.invite_only {
                 channel.history_public_to_subscribers = history;
@@ -489,6 +499,12 @@ pub async fn update_channel(
         }
         if let Some(topics_policy) = update.topics_policy {
             channel.topics_policy = topics_policy;
+        }
+        if let Some(folder) = update.folder_id {
+            if let Some(id) = folder {
+                crate::channel_folders::check_folder_for_channel(conn, id)?;
+            }
+            channel.folder_id = folder;
         }
         for (name, setting, expected) in &update.permissions {
             policy.groups.check_setting(setting, name)?;
@@ -566,6 +582,9 @@ fn update_events(old: &Channel, new: &Channel) -> Vec<StreamUpdate> {
     }
     if old.topics_policy != new.topics_policy {
         out.push(update("topics_policy", new.topics_policy.name().into()));
+    }
+    if old.folder_id != new.folder_id {
+        out.push(update("folder_id", new.folder_id.into()));
     }
     for ((name, before), after) in ChannelPermissions::NAMES
         .iter()

@@ -68,6 +68,8 @@ pub struct Context {
     pub files: Arc<dyn FileStore>,
     /// The camo image proxy external images and videos in messages load through, if any.
     pub camo: Option<parley_markdown::Camo>,
+    /// The BigBlueButton server video calls are made on, if any.
+    pub bigbluebutton: Option<crate::calls::BigBlueButtonConfig>,
 }
 
 impl Context {
@@ -83,7 +85,14 @@ impl Context {
             invitation_link_validity_minutes: parley_domain::invite::DEFAULT_VALIDITY_MINUTES,
             files: Arc::new(MemoryFileStore::default()),
             camo: None,
+            bigbluebutton: None,
         }
+    }
+
+    /// The same context making video calls on this BigBlueButton server.
+    pub fn with_bigbluebutton(mut self, bbb: Option<crate::calls::BigBlueButtonConfig>) -> Self {
+        self.bigbluebutton = bbb;
+        self
     }
 
     /// The same context loading external media in messages through this camo proxy.

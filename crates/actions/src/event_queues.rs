@@ -51,12 +51,33 @@ fn map_error(err: EventsError) -> crate::error::ActionError {
 
 /// `GET /events`: waits (without holding a thread or connection) until the queue has events
 /// newer than `last_event_id`, or returns a heartbeat when nothing happened for a while.
+///
+/// The caller is authenticated without using their API allowance; polling meters itself. A
+/// long-poll that follows its queue (acknowledges everything the previous poll returned) is
+/// free, however busy the organization: it answers only when there is something new, so it
+/// costs no more than the events it carries, and a client must be able to poll again right
+/// after each answer without ever being refused, nor spend the allowance its sends need. Any
+/// other poll uses one unit of the caller's API allowance: `dont_block` polls, polls that
+/// re-read events already served, and polls of another user's or an unknown queue. (A
+/// long-poll that comes back empty, because the server is stopping or a newer poll of the same
+/// queue took over, is not charged: a client re-polling then must not run out of allowance.)
 pub async fn get_events(ctx: &Context, user: User, request: GetEvents) -> ActionResult<EventBatch> {
+    let charge = || ctx.limits.api_by_user.hit(&user.id.to_string());
+    let engine = ctx.events.engine();
     let queue_id = match request.queue_id {
-        Some(id) => id,
+        Some(id) => {
+            let follows = !request.dont_block
+                && engine.queue_belongs_to(user.id, &id)
+                && ctx.limits.polls.follows(&id, request.last_event_id);
+            if !follows {
+                charge()?;
+            }
+            id
+        }
         None => {
+            charge()?;
             let options = crate::register::queue_options(&user, &request.register)?;
-            ctx.events.engine().register(options).0
+            engine.register(options).0
         }
     };
     let events = ctx
@@ -70,6 +91,9 @@ pub async fn get_events(ctx: &Context, user: User, request: GetEvents) -> Action
         )
         .await
         .map_err(map_error)?;
+    if let Some(highest) = events.iter().filter_map(|e| e["id"].as_i64()).max() {
+        ctx.limits.polls.served(&queue_id, highest);
+    }
     Ok(EventBatch { events, queue_id })
 }
 
@@ -78,5 +102,7 @@ pub async fn delete_queue(ctx: &Context, user: User, queue_id: String) -> Action
     ctx.events
         .engine()
         .delete_queue(user.id, &queue_id)
-        .map_err(map_error)
+        .map_err(map_error)?;
+    ctx.limits.polls.forget(&queue_id);
+    Ok(())
 }

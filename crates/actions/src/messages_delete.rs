@@ -65,14 +65,15 @@ pub async fn delete_message(ctx: &Context, user: User, id: MessageId) -> ActionR
     .await
 }
 
-/// `POST /streams/{stream_id}/delete_topic`: administrators delete every message of a topic
-/// that they may see.
+/// `POST /streams/{stream_id}/delete_topic`: administrators delete the messages of a topic
+/// that they may see, the newest [`parley_domain::limits::MAX_TOPIC_DELETE_BATCH`] per call.
+/// Answers whether the topic is now empty (the reference's `complete`).
 pub async fn delete_topic(
     ctx: &Context,
     user: User,
     channel: ChannelId,
     topic: String,
-) -> ActionResult<()> {
+) -> ActionResult<bool> {
     if !user.role.is_admin() {
         return Err(RequestError::admin_required().into());
     }
@@ -93,18 +94,23 @@ pub async fn delete_topic(
             messages::Condition::Channel(channel),
             messages::Condition::Topic(topic),
         ];
-        let found_messages = messages::page(
+        // Newest first, one batch per request, as the reference: the client repeats the
+        // request while `complete` is false, and no request holds the writer for long.
+        let batch = parley_domain::limits::MAX_TOPIC_DELETE_BATCH;
+        let mut found_messages = messages::page(
             conn,
             &audience,
             &conditions,
-            0,
-            messages::Direction::After,
+            i64::MAX,
+            messages::Direction::Before,
             true,
-            i64::MAX / 2,
+            batch as i64 + 1,
         )?;
+        let complete = found_messages.len() <= batch;
+        found_messages.truncate(batch);
         let ids: Vec<MessageId> = found_messages.iter().map(|m| MessageId(m.row.id)).collect();
         let Some(first) = found_messages.first() else {
-            return Ok(());
+            return Ok(true);
         };
         let mut audience = message_viewers(conn, &first.row)?;
         audience.extend(messages::recipients_of_any(conn, &ids)?);
@@ -118,7 +124,7 @@ pub async fn delete_topic(
             messages::delete(conn, chunk)?;
             events.push(messages_deleted(chunk, &from, audience.clone()));
         }
-        Ok(())
+        Ok(complete)
     })
     .await
 }

@@ -12,7 +12,7 @@ use crate::policy::{self, Policy};
 use crate::publish::Events;
 use crate::time::now;
 use crate::{notices, rendering};
-use parley_domain::access::can_administer_channel;
+use parley_domain::access::{can_access_channel_content, can_administer_channel};
 use parley_domain::channel::Channel;
 use parley_domain::message::{
     is_resolved, normalize_content, normalize_topic, truncate_topic, unresolved_name,
@@ -256,7 +256,15 @@ pub async fn update_message(
         }
         let target = match new_channel {
             Some(target) => {
-                let (found, _) = access_channel_by_id(conn, &policy, &user, target)?;
+                // As the reference: moving into a channel needs its content (seeing its name,
+                // as administrators see every private channel's, is not enough), and it must be
+                // open (posting is checked with the other permissions below).
+                let (found, subscribed) = access_channel_by_id(conn, &policy, &user, target)?;
+                if found.is_archived
+                    || !can_access_channel_content(&user, &found, subscribed, &policy.groups)
+                {
+                    return Err(RequestError::bad_request("Invalid channel ID").into());
+                }
                 Some(found)
             }
             None => None,
@@ -599,12 +607,8 @@ fn topic_messages(
     let subscribed = subscriptions::is_subscribed(conn, user.id, channel.id)?;
     let history = if channel.is_public()
         || (channel.history_public_to_subscribers
-            && parley_domain::access::can_access_channel_content(
-                user,
-                channel,
-                subscribed,
-                &policy.groups,
-            )) {
+            && can_access_channel_content(user, channel, subscribed, &policy.groups))
+    {
         vec![channel.id]
     } else {
         Vec::new()

@@ -11,9 +11,10 @@ use parley_domain::narrow::{
     bad_narrow, ChannelOperand, HasOperand, IsOperand, NarrowTerm, Operator, UserOperand,
 };
 use parley_domain::user::User;
+use parley_domain::user_topic::VisibilityPolicy;
 use parley_domain::{ChannelId, MessageId, RequestError, UserId};
 use parley_storage::messages::{self, Audience, Condition, Direction, ReadMessage};
-use parley_storage::{channels, subscriptions, users, DbConn};
+use parley_storage::{channels, subscriptions, user_topics, users, DbConn};
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;
 
@@ -283,15 +284,14 @@ fn resolve_narrow(
                 ),
                 IsOperand::Alerted => Condition::Flag(flags::HAS_ALERT_WORD),
                 IsOperand::Resolved => Condition::Resolved,
-                // Following topics arrives with personal topic settings; nothing is followed yet.
-                IsOperand::Followed => Condition::Nothing,
-                IsOperand::Muted => Condition::ChannelIn(muted_channels(conn, reader)?),
+                IsOperand::Followed => {
+                    Condition::TopicIn(topics_with(conn, reader, &[VisibilityPolicy::Followed])?)
+                }
+                IsOperand::Muted => muted(conn, reader)?,
             },
             Operator::In { home } => {
                 if *home {
-                    Condition::Not(Box::new(Condition::ChannelIn(muted_channels(
-                        conn, reader,
-                    )?)))
+                    Condition::Not(Box::new(muted(conn, reader)?))
                 } else {
                     continue;
                 }
@@ -327,6 +327,58 @@ fn muted_channels(conn: &mut DbConn, reader: &User) -> ActionResult<Vec<ChannelI
         .filter(|s| s.active && s.settings.is_muted)
         .map(|s| s.channel_id)
         .collect())
+}
+
+/// The reader's topics with one of these policies, as `(channel, topic key)` pairs.
+fn topics_with(
+    conn: &mut DbConn,
+    reader: &User,
+    policies: &[VisibilityPolicy],
+) -> ActionResult<Vec<(ChannelId, String)>> {
+    Ok(user_topics::of_user(conn, reader.id)?
+        .into_iter()
+        .filter(|t| policies.iter().any(|p| *p as i64 == t.visibility_policy))
+        .map(|t| (ChannelId(t.channel_id), t.topic_key))
+        .collect())
+}
+
+/// What the reader has muted, as the reference reads it: the topics of muted channels that
+/// they did not unmute or follow, and muted topics anywhere.
+fn muted(conn: &mut DbConn, reader: &User) -> ActionResult<Condition> {
+    let unmuted = topics_with(
+        conn,
+        reader,
+        &[VisibilityPolicy::Unmuted, VisibilityPolicy::Followed],
+    )?;
+    let in_muted_channels = Condition::All(vec![
+        Condition::ChannelIn(muted_channels(conn, reader)?),
+        Condition::Not(Box::new(Condition::TopicIn(unmuted))),
+    ]);
+    let muted_topics = topics_with(conn, reader, &[VisibilityPolicy::Muted])?;
+    Ok(Condition::Any(vec![
+        in_muted_channels,
+        Condition::TopicIn(muted_topics),
+    ]))
+}
+
+/// What the first unread message skips, as the reference's `exclude_muting_conditions`:
+/// everything muted, or within a channel narrow only its muted topics.
+fn first_unread_muting(
+    conn: &mut DbConn,
+    reader: &User,
+    narrow: &[NarrowTerm],
+) -> ActionResult<Condition> {
+    let in_channel = narrow
+        .iter()
+        .any(|t| !t.negated && matches!(t.operator, Operator::Channel(_)));
+    match in_channel {
+        true => Ok(Condition::TopicIn(topics_with(
+            conn,
+            reader,
+            &[VisibilityPolicy::Muted],
+        )?)),
+        false => muted(conn, reader),
+    }
 }
 
 /// A page of messages around an anchor.
@@ -435,8 +487,13 @@ fn select_page(
         Anchor::Oldest => 0,
         Anchor::Id(id) => id,
         Anchor::FirstUnread => {
-            messages::first_unread(conn, &resolved.audience, &resolved.conditions)?
-                .unwrap_or(NEWEST_ANCHOR)
+            let mut conditions = resolved.conditions.clone();
+            conditions.push(Condition::Not(Box::new(first_unread_muting(
+                conn,
+                reader,
+                &query.narrow,
+            )?)));
+            messages::first_unread(conn, &resolved.audience, &conditions)?.unwrap_or(NEWEST_ANCHOR)
         }
     };
     let window = Window::new(anchor, query);

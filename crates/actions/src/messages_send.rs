@@ -5,6 +5,7 @@ use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
 use crate::notify::{self, messages::MessageAudience};
 use crate::policy::{self, Policy};
+use crate::publish::Events;
 use crate::rendering;
 use crate::time::now;
 use parley_domain::access::can_access_channel_content;
@@ -212,164 +213,222 @@ pub async fn do_send_message(
 ) -> ActionResult<Sent> {
     let content = normalize_content(&request.content)?;
     let ctx2 = ctx.clone();
-    ctx.write(move |conn, events| {
-            let policy = policy::load(conn)?;
-            let read_by_sender = request
-                .read_by_sender
-                .unwrap_or_else(|| default_read_by_sender(&request.client));
-            let sender_bits = if read_by_sender { flags::READ } else { 0 };
-            let now = now();
-            let mut automatic_new_visibility_policy = None;
-            let id = match request.kind {
-                message::MessageKind::Channel => {
-                    let (channel, subscribed) = channel_for_send(conn, &policy, &sender, &request.to)?;
-                    if channel.is_archived || !can_access_channel_content(&sender, &channel, subscribed, &policy.groups) {
-                        return Err(not_authorized(&channel.name));
-                    }
-                    if !policy.groups.setting_contains(&channel.permissions.can_send_message_group, &sender) {
-                        return Err(RequestError::bad_request("You do not have permission to post in this channel.").into());
-                    }
-                    let raw_topic = request.topic.as_deref().ok_or_else(|| RequestError::bad_request("Missing topic"))?;
-                    let topic = normalize_topic(raw_topic, "topic")?;
-                    check_topic_policy(&policy, &channel, &topic)?;
-                    let starts_topic = !messages::topic_exists(conn, channel.id, &topic)?;
-                    let rendered = rendering::render_message(conn, &ctx2.realm.url, ctx2.camo.as_ref(), &content);
-                    let mentioned = mentioned_users(conn, &policy, &sender, &rendered)?;
-                    let recipients = subscriptions::active_recipients(conn, channel.id)?;
-                    if rendered.stream_wildcard {
-                        check_wildcard(&policy, &sender, recipients.len(), ErrorCode::StreamWildcardMentionNotAllowed,
-                            "You do not have permission to use channel wildcard mentions in this channel.")?;
-                    }
-                    let participants: BTreeSet<UserId> = if rendered.topic_wildcard {
-                        let key = topic.to_lowercase();
-                        let mut set: BTreeSet<UserId> = messages::topic_senders(conn, channel.id, &topic)?.into_iter().collect();
-                        set.extend(reactions::reactors_in_topic(conn, channel.id.0, &key)?);
-                        set.insert(sender.id);
-                        check_wildcard(&policy, &sender, set.len(), ErrorCode::TopicWildcardMentionNotAllowed,
-                            "You do not have permission to use topic wildcard mentions in this topic.")?;
-                        set
-                    } else {
-                        BTreeSet::new()
-                    };
-                    let mut rows: Vec<(UserId, i64)> = recipients
-                        .iter()
-                        .map(|user| {
-                            let mut bits = if *user == sender.id { sender_bits } else { 0 };
-                            if mentioned.contains(user) {
-                                bits |= flags::MENTIONED;
-                            }
-                            if rendered.stream_wildcard {
-                                bits |= flags::STREAM_WILDCARD_MENTIONED;
-                            }
-                            if rendered.topic_wildcard && participants.contains(user) {
-                                bits |= flags::TOPIC_WILDCARD_MENTIONED;
-                            }
-                            (*user, bits)
-                        })
-                        .collect();
-                // The sender keeps a copy even when not subscribed, as in the reference.
-                if !rows.iter().any(|(user, _)| *user == sender.id) {
-                    rows.push((sender.id, sender_bits));
-                }
-                    crate::alert_words::flag_alerted(conn, &content, sender.id, &mut rows)?;
-                    crate::muted_users::mark_read_for_muters(conn, sender.id, &mut rows)?;
-                    let new = NewMessage {
-                        sender_id: sender.id,
-                        channel_id: Some(channel.id),
-                        topic,
-                        dm_key: None,
-                        dm_group_id: None,
-                        recipient_user_id: None,
-                        content: content.clone(),
-                        rendered_content: rendered.html,
-                        date_sent: now,
-                        has_link: rendered.has_link,
-                        has_image: rendered.has_image,
-                        has_attachment: rendered.has_attachment,
-                        client: request.client.clone(),
-                    };
-                    let id = messages::insert(conn, &new, &rows)?;
-                    channels::set_first_message(conn, channel.id, id.0)?;
-                    crate::uploads::claim_attachments(conn, events, &sender, &ctx2.realm.url, id, &content)?;
-                    events.push(notify::messages::message_sent(&ctx2, conn, &sender, id, MessageAudience {
-                        rows: &rows,
-                        channel_name: Some(channel.name.clone()),
-                        public_channel: channel.is_public(),
-                        local_echo: request.local_echo.clone(),
-                    })?);
-                    let mentioned_ids: Vec<UserId> = rows
-                        .iter()
-                        .filter(|(_, bits)| bits & flags::MENTIONED != 0)
-                        .map(|(user, _)| *user)
-                        .collect();
-                    let mentioned = users::by_ids(conn, &mentioned_ids)?;
-                    automatic_new_visibility_policy = crate::user_topics::apply_after_send(
-                        conn, events, &sender, channel.id, &new.topic, starts_topic, &mentioned,
-                    )?;
-                    id
-                }
-                message::MessageKind::Direct => {
-                    let Destination::Users(operands) = &request.to else {
-                        return Err(RequestError::bad_request("Invalid data type for recipients").into());
-                    };
-                    let recipients = dm_recipients(&ctx2, conn, operands)?;
-                    let mut participants: Vec<UserId> = recipients.iter().map(|u| u.id).collect();
-                    participants.push(sender.id);
-                    let key = dm_key(&participants);
-                    let unique = parley_domain::message::dm_participants(&key);
-                    let (group, other) = match unique.len() {
-                        1 => (None, Some(sender.id)),
-                        2 => (None, unique.iter().copied().find(|u| *u != sender.id)),
-                        _ => (Some(messages::dm_group(conn, &key)?), None),
-                    };
-                    let rendered = rendering::render_message(conn, &ctx2.realm.url, ctx2.camo.as_ref(), &content);
-                    let mentioned = mentioned_users(conn, &policy, &sender, &rendered)?;
-                    let mut rows: Vec<(UserId, i64)> = unique
-                        .iter()
-                        .map(|user| {
-                            let mut bits = flags::IS_PRIVATE;
-                            if *user == sender.id {
-                                bits |= sender_bits;
-                            }
-                            if mentioned.contains(user) {
-                                bits |= flags::MENTIONED;
-                            }
-                            if rendered.stream_wildcard {
-                                bits |= flags::STREAM_WILDCARD_MENTIONED;
-                            }
-                            (*user, bits)
-                        })
-                        .collect();
-                    crate::alert_words::flag_alerted(conn, &content, sender.id, &mut rows)?;
-                    crate::muted_users::mark_read_for_muters(conn, sender.id, &mut rows)?;
-                    let new = NewMessage {
-                        sender_id: sender.id,
-                        channel_id: None,
-                        topic: String::new(),
-                        dm_key: Some(key),
-                        dm_group_id: group,
-                        recipient_user_id: other,
-                        content: content.clone(),
-                        rendered_content: rendered.html,
-                        date_sent: now,
-                        has_link: rendered.has_link,
-                        has_image: rendered.has_image,
-                        has_attachment: rendered.has_attachment,
-                        client: request.client.clone(),
-                    };
-                    let id = messages::insert(conn, &new, &rows)?;
-                    crate::uploads::claim_attachments(conn, events, &sender, &ctx2.realm.url, id, &content)?;
-                    events.push(notify::messages::message_sent(&ctx2, conn, &sender, id, MessageAudience {
-                        rows: &rows,
-                        channel_name: None,
-                        public_channel: false,
-                        local_echo: request.local_echo.clone(),
-                    })?);
-                    id
-                }
-            };
-            Ok(Sent { id, automatic_new_visibility_policy })
-        })
+    ctx.write(move |conn, events| send_in(&ctx2, conn, events, &sender, &request, &content))
         .await
         .inspect(|_| metrics::counter!("parley_messages_sent_total").increment(1))
+}
+
+/// Sends `request` inside the caller's transaction: every check of `POST /messages`, the
+/// message and its recipients' rows, and its events. The scheduler delivers scheduled messages
+/// and reminders through it, in the same transaction that marks them delivered.
+pub(crate) fn send_in(
+    ctx: &Context,
+    conn: &mut DbConn,
+    events: &mut Events,
+    sender: &User,
+    request: &SendMessage,
+    content: &str,
+) -> ActionResult<Sent> {
+    let policy = policy::load(conn)?;
+    let read_by_sender = request
+        .read_by_sender
+        .unwrap_or_else(|| default_read_by_sender(&request.client));
+    let sender_bits = if read_by_sender { flags::READ } else { 0 };
+    let now = now();
+    let mut automatic_new_visibility_policy = None;
+    let id = match request.kind {
+        message::MessageKind::Channel => {
+            let (channel, subscribed) = channel_for_send(conn, &policy, sender, &request.to)?;
+            if channel.is_archived
+                || !can_access_channel_content(sender, &channel, subscribed, &policy.groups)
+            {
+                return Err(not_authorized(&channel.name));
+            }
+            if !policy
+                .groups
+                .setting_contains(&channel.permissions.can_send_message_group, sender)
+            {
+                return Err(RequestError::bad_request(
+                    "You do not have permission to post in this channel.",
+                )
+                .into());
+            }
+            let raw_topic = request
+                .topic
+                .as_deref()
+                .ok_or_else(|| RequestError::bad_request("Missing topic"))?;
+            let topic = normalize_topic(raw_topic, "topic")?;
+            check_topic_policy(&policy, &channel, &topic)?;
+            let starts_topic = !messages::topic_exists(conn, channel.id, &topic)?;
+            let rendered =
+                rendering::render_message(conn, &ctx.realm.url, ctx.camo.as_ref(), content);
+            let mentioned = mentioned_users(conn, &policy, sender, &rendered)?;
+            let recipients = subscriptions::active_recipients(conn, channel.id)?;
+            if rendered.stream_wildcard {
+                check_wildcard(
+                    &policy,
+                    sender,
+                    recipients.len(),
+                    ErrorCode::StreamWildcardMentionNotAllowed,
+                    "You do not have permission to use channel wildcard mentions in this channel.",
+                )?;
+            }
+            let participants: BTreeSet<UserId> = if rendered.topic_wildcard {
+                let key = topic.to_lowercase();
+                let mut set: BTreeSet<UserId> = messages::topic_senders(conn, channel.id, &topic)?
+                    .into_iter()
+                    .collect();
+                set.extend(reactions::reactors_in_topic(conn, channel.id.0, &key)?);
+                set.insert(sender.id);
+                check_wildcard(
+                    &policy,
+                    sender,
+                    set.len(),
+                    ErrorCode::TopicWildcardMentionNotAllowed,
+                    "You do not have permission to use topic wildcard mentions in this topic.",
+                )?;
+                set
+            } else {
+                BTreeSet::new()
+            };
+            let mut rows: Vec<(UserId, i64)> = recipients
+                .iter()
+                .map(|user| {
+                    let mut bits = if *user == sender.id { sender_bits } else { 0 };
+                    if mentioned.contains(user) {
+                        bits |= flags::MENTIONED;
+                    }
+                    if rendered.stream_wildcard {
+                        bits |= flags::STREAM_WILDCARD_MENTIONED;
+                    }
+                    if rendered.topic_wildcard && participants.contains(user) {
+                        bits |= flags::TOPIC_WILDCARD_MENTIONED;
+                    }
+                    (*user, bits)
+                })
+                .collect();
+            // The sender keeps a copy even when not subscribed, as in the reference.
+            if !rows.iter().any(|(user, _)| *user == sender.id) {
+                rows.push((sender.id, sender_bits));
+            }
+            crate::alert_words::flag_alerted(conn, content, sender.id, &mut rows)?;
+            crate::muted_users::mark_read_for_muters(conn, sender.id, &mut rows)?;
+            let new = NewMessage {
+                sender_id: sender.id,
+                channel_id: Some(channel.id),
+                topic,
+                dm_key: None,
+                dm_group_id: None,
+                recipient_user_id: None,
+                content: content.to_owned(),
+                rendered_content: rendered.html,
+                date_sent: now,
+                has_link: rendered.has_link,
+                has_image: rendered.has_image,
+                has_attachment: rendered.has_attachment,
+                client: request.client.clone(),
+            };
+            let id = messages::insert(conn, &new, &rows)?;
+            channels::set_first_message(conn, channel.id, id.0)?;
+            crate::uploads::claim_attachments(conn, events, sender, &ctx.realm.url, id, content)?;
+            events.push(notify::messages::message_sent(
+                ctx,
+                conn,
+                sender,
+                id,
+                MessageAudience {
+                    rows: &rows,
+                    channel_name: Some(channel.name.clone()),
+                    public_channel: channel.is_public(),
+                    local_echo: request.local_echo.clone(),
+                },
+            )?);
+            let mentioned_ids: Vec<UserId> = rows
+                .iter()
+                .filter(|(_, bits)| bits & flags::MENTIONED != 0)
+                .map(|(user, _)| *user)
+                .collect();
+            let mentioned = users::by_ids(conn, &mentioned_ids)?;
+            automatic_new_visibility_policy = crate::user_topics::apply_after_send(
+                conn,
+                events,
+                sender,
+                channel.id,
+                &new.topic,
+                starts_topic,
+                &mentioned,
+            )?;
+            id
+        }
+        message::MessageKind::Direct => {
+            let Destination::Users(operands) = &request.to else {
+                return Err(RequestError::bad_request("Invalid data type for recipients").into());
+            };
+            let recipients = dm_recipients(ctx, conn, operands)?;
+            let mut participants: Vec<UserId> = recipients.iter().map(|u| u.id).collect();
+            participants.push(sender.id);
+            let key = dm_key(&participants);
+            let unique = parley_domain::message::dm_participants(&key);
+            let (group, other) = match unique.len() {
+                1 => (None, Some(sender.id)),
+                2 => (None, unique.iter().copied().find(|u| *u != sender.id)),
+                _ => (Some(messages::dm_group(conn, &key)?), None),
+            };
+            let rendered =
+                rendering::render_message(conn, &ctx.realm.url, ctx.camo.as_ref(), content);
+            let mentioned = mentioned_users(conn, &policy, sender, &rendered)?;
+            let mut rows: Vec<(UserId, i64)> = unique
+                .iter()
+                .map(|user| {
+                    let mut bits = flags::IS_PRIVATE;
+                    if *user == sender.id {
+                        bits |= sender_bits;
+                    }
+                    if mentioned.contains(user) {
+                        bits |= flags::MENTIONED;
+                    }
+                    if rendered.stream_wildcard {
+                        bits |= flags::STREAM_WILDCARD_MENTIONED;
+                    }
+                    (*user, bits)
+                })
+                .collect();
+            crate::alert_words::flag_alerted(conn, content, sender.id, &mut rows)?;
+            crate::muted_users::mark_read_for_muters(conn, sender.id, &mut rows)?;
+            let new = NewMessage {
+                sender_id: sender.id,
+                channel_id: None,
+                topic: String::new(),
+                dm_key: Some(key),
+                dm_group_id: group,
+                recipient_user_id: other,
+                content: content.to_owned(),
+                rendered_content: rendered.html,
+                date_sent: now,
+                has_link: rendered.has_link,
+                has_image: rendered.has_image,
+                has_attachment: rendered.has_attachment,
+                client: request.client.clone(),
+            };
+            let id = messages::insert(conn, &new, &rows)?;
+            crate::uploads::claim_attachments(conn, events, sender, &ctx.realm.url, id, content)?;
+            events.push(notify::messages::message_sent(
+                ctx,
+                conn,
+                sender,
+                id,
+                MessageAudience {
+                    rows: &rows,
+                    channel_name: None,
+                    public_channel: false,
+                    local_echo: request.local_echo.clone(),
+                },
+            )?);
+            id
+        }
+    };
+    Ok(Sent {
+        id,
+        automatic_new_visibility_policy,
+    })
 }

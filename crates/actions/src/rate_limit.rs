@@ -83,6 +83,17 @@ impl RateLimiter {
             Err(rate_limited((1.0 - bucket.tokens) / self.per_second))
         }
     }
+
+    /// Gives back one event of `key`'s allowance (an attempt that turned out not to count).
+    pub fn refund(&self, key: &str) {
+        let now = Instant::now();
+        let mut buckets = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(bucket) = buckets.get_mut(key) {
+            let mut refilled = self.refilled(*bucket, now);
+            refilled.tokens = (refilled.tokens + 1.0).min(self.max);
+            *bucket = refilled;
+        }
+    }
 }
 
 /// The reference server's rate-limit error.
@@ -91,13 +102,59 @@ pub fn rate_limited(retry_after: f64) -> RequestError {
         .with("retry-after", retry_after)
 }
 
+/// How far each event queue's client has been served, so that `GET /events` can tell a client
+/// that follows its queue (each poll acknowledges everything the last one returned) from one
+/// that re-reads it. Following long-polls are free; see [`crate::event_queues::get_events`].
+#[derive(Debug, Default)]
+pub struct PollLedger {
+    served: Mutex<HashMap<String, (i64, Instant)>>,
+}
+
+/// Entries untouched this long are dropped when the ledger is pruned; a queue idle that long
+/// has been collected by the event engine.
+const LEDGER_IDLE: Duration = Duration::from_secs(60 * 60);
+
+impl PollLedger {
+    /// Whether a poll of `queue_id` acknowledging `last_event_id` follows the queue: it
+    /// acknowledges every event served before (or nothing was served yet).
+    pub fn follows(&self, queue_id: &str, last_event_id: Option<i64>) -> bool {
+        let served = self.served.lock().unwrap_or_else(|p| p.into_inner());
+        match (served.get(queue_id), last_event_id) {
+            (None, _) => true,
+            (Some((highest, _)), Some(last)) => last >= *highest,
+            (Some(_), None) => false,
+        }
+    }
+
+    /// Records that a poll of `queue_id` returned events up to `highest`.
+    pub fn served(&self, queue_id: &str, highest: i64) {
+        let now = Instant::now();
+        let mut served = self.served.lock().unwrap_or_else(|p| p.into_inner());
+        if served.len() > PRUNE_ABOVE {
+            served.retain(|_, (_, at)| now.saturating_duration_since(*at) < LEDGER_IDLE);
+        }
+        let entry = served.entry(queue_id.to_owned()).or_insert((highest, now));
+        *entry = (entry.0.max(highest), now);
+    }
+
+    /// Forgets a deleted queue.
+    pub fn forget(&self, queue_id: &str) {
+        let mut served = self.served.lock().unwrap_or_else(|p| p.into_inner());
+        served.remove(queue_id);
+    }
+}
+
 /// The limits a server applies.
 #[derive(Debug)]
 pub struct RateLimits {
     /// API requests per authenticated user.
     pub api_by_user: RateLimiter,
-    /// Failed password logins per username.
+    /// Failed password logins per account (both its addresses), or per address that matches
+    /// no account. Every attempt is counted before the password is checked; a correct one is
+    /// given back.
     pub login_failures_by_username: RateLimiter,
+    /// How far each event queue was served, for metering `GET /events`.
+    pub polls: PollLedger,
 }
 
 impl Default for RateLimits {
@@ -107,6 +164,7 @@ impl Default for RateLimits {
         RateLimits {
             api_by_user: RateLimiter::new(200, Duration::from_secs(60)),
             login_failures_by_username: RateLimiter::new(5, Duration::from_secs(30 * 60)),
+            polls: PollLedger::default(),
         }
     }
 }
@@ -140,5 +198,39 @@ mod tests {
         assert!(limiter.hit("a").is_err());
         std::thread::sleep(Duration::from_millis(30));
         limiter.hit("a").unwrap();
+    }
+
+    #[test]
+    fn refunds_give_back_one_event_up_to_max() {
+        let limiter = RateLimiter::new(2, Duration::from_secs(60));
+        limiter.hit("a").unwrap();
+        limiter.hit("a").unwrap();
+        assert!(limiter.hit("a").is_err());
+        limiter.refund("a");
+        limiter.hit("a").unwrap();
+        assert!(limiter.hit("a").is_err());
+        // Never above the maximum.
+        limiter.refund("b");
+        limiter.hit("c").unwrap();
+        limiter.refund("c");
+        limiter.refund("c");
+        limiter.hit("c").unwrap();
+        limiter.hit("c").unwrap();
+        assert!(limiter.hit("c").is_err());
+    }
+
+    #[test]
+    fn the_ledger_tells_following_polls_from_re_reads() {
+        let ledger = PollLedger::default();
+        assert!(ledger.follows("q", None));
+        assert!(ledger.follows("q", Some(-1)));
+        ledger.served("q", 4);
+        assert!(ledger.follows("q", Some(4)));
+        assert!(!ledger.follows("q", Some(3)));
+        assert!(!ledger.follows("q", None));
+        ledger.served("q", 2);
+        assert!(!ledger.follows("q", Some(3)), "never lowered");
+        ledger.forget("q");
+        assert!(ledger.follows("q", None));
     }
 }

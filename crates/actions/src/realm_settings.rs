@@ -134,11 +134,18 @@ fn check_channel(conn: &mut DbConn, spec: &RealmSetting, value: &Value) -> Actio
         return Ok(());
     };
     let found = channels::by_ids(conn, &[ChannelId(id)])?;
-    if found.iter().any(|c| !c.is_archived) {
-        Ok(())
-    } else {
-        Err(RequestError::invalid_param(spec.name, "Invalid channel ID").into())
+    let Some(channel) = found.iter().find(|c| !c.is_archived) else {
+        return Err(RequestError::invalid_param(spec.name, "Invalid channel ID").into());
+    };
+    // Reports quote messages from private places: only a private channel may receive them.
+    if spec.name == crate::moderation::MODERATION_REQUEST_CHANNEL && channel.is_public() {
+        return Err(RequestError::invalid_param(
+            spec.name,
+            "Moderation request channel must be private.",
+        )
+        .into());
     }
+    Ok(())
 }
 
 fn store(conn: &mut DbConn, spec: &RealmSetting, value: &Value) -> ActionResult<()> {

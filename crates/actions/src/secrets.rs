@@ -69,6 +69,26 @@ pub fn verify_password(password: &str, phc: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// A hash of a random password, made with the current parameters on first use, that unknown
+/// accounts and accounts without a password are checked against, so that they cost the same
+/// Argon2 time as a real account and timing does not tell which addresses exist.
+fn dummy_hash() -> &'static str {
+    static DUMMY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    DUMMY.get_or_init(|| hash_password(&generate_password()).unwrap_or_default())
+}
+
+/// Whether `password` matches `stored`; with no stored hash (or a malformed one) it still spends
+/// one Argon2 verification, on a dummy hash, and answers false.
+pub fn verify_password_or_dummy(password: &str, stored: Option<&str>) -> bool {
+    match stored.filter(|phc| PasswordHash::new(phc).is_ok()) {
+        Some(phc) => verify_password(password, phc),
+        None => {
+            let _ = verify_password(password, dummy_hash());
+            false
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,5 +114,31 @@ mod tests {
         assert!(!verify_password("wrong horse", &hash));
         assert!(!verify_password("correct horse", "not a hash"));
         assert_ne!(hash, hash_password("correct horse").unwrap(), "salted");
+    }
+
+    #[test]
+    fn unknown_accounts_cost_a_real_verification() {
+        let hash = hash_password("correct horse").unwrap();
+        assert!(verify_password_or_dummy("correct horse", Some(&hash)));
+        assert!(!verify_password_or_dummy("correct horse", None));
+        assert!(!verify_password_or_dummy(
+            "correct horse",
+            Some("not a hash")
+        ));
+        let time = |stored: Option<&str>| {
+            (0..3)
+                .map(|_| {
+                    let started = std::time::Instant::now();
+                    verify_password_or_dummy("guess", stored);
+                    started.elapsed()
+                })
+                .min()
+                .unwrap()
+        };
+        let known = time(Some(&hash));
+        let unknown = time(None);
+        // Both are an Argon2 verification with the same parameters (tens of milliseconds);
+        // without the dummy an unknown account answered in microseconds.
+        assert!(unknown * 3 > known, "unknown {unknown:?}, known {known:?}");
     }
 }

@@ -143,12 +143,16 @@ fn join_channels_and_groups(
 }
 
 /// The Welcome Bot (a system bot, created on first use) sends `text` to the new account.
-async fn send_welcome(ctx: &Context, to: UserId, text: String) -> ActionResult<()> {
+pub(crate) async fn send_welcome(
+    ctx: &Context,
+    to: UserId,
+    text: String,
+) -> ActionResult<parley_domain::MessageId> {
     let bot = ctx
         .db
         .transaction(|conn| crate::notices::system_bot(conn, WELCOME_BOT_EMAIL, WELCOME_BOT_NAME))
         .await?;
-    do_send_message(
+    let sent = do_send_message(
         ctx,
         bot,
         SendMessage {
@@ -162,5 +166,5 @@ async fn send_welcome(ctx: &Context, to: UserId, text: String) -> ActionResult<(
         },
     )
     .await?;
-    Ok(())
+    Ok(sent.id)
 }

@@ -141,13 +141,27 @@ pub async fn subscribe(
     request: SubscribeRequest,
 ) -> ActionResult<SubscribeResult> {
     let ctx2 = ctx.clone();
-    ctx.write(move |conn, events| {
+    ctx.write(move |conn, events| subscribe_in(&ctx2, conn, events, &caller, &request))
+        .await
+}
+
+/// The writes of [`subscribe`], inside the caller's transaction.
+fn subscribe_in(
+    ctx: &Context,
+    conn: &mut DbConn,
+    events: &mut Events,
+    caller: &User,
+    request: &SubscribeRequest,
+) -> ActionResult<SubscribeResult> {
+    let ctx2 = ctx;
+    let caller = caller.clone();
+    {
         if caller.role.is_guest() {
             return Err(RequestError::guests_not_allowed().into());
         }
         let policy = policy::load(conn)?;
         let targets = match &request.principals {
-            Some(principals) => resolve_principals(&ctx2, conn, principals)?,
+            Some(principals) => resolve_principals(ctx2, conn, principals)?,
             None => vec![caller.clone()],
         };
         let others = targets.iter().any(|u| u.id != caller.id);
@@ -238,11 +252,10 @@ pub async fn subscribe(
         }
         // Announced once everyone who may see the new channels knows them.
         for (name, private) in announce {
-            crate::notices::announce_channel(&ctx2, conn, events, &caller, &name, private)?;
+            crate::notices::announce_channel(ctx2, conn, events, &caller, &name, private)?;
         }
         Ok(result)
-    })
-    .await
+    }
 }
 
 /// The answer of `DELETE /users/me/subscriptions`.
@@ -264,15 +277,32 @@ pub async fn unsubscribe(
 ) -> ActionResult<UnsubscribeResult> {
     let ctx2 = ctx.clone();
     ctx.write(move |conn, events| {
+        unsubscribe_in(&ctx2, conn, events, &caller, &names, principals.as_deref())
+    })
+    .await
+}
+
+/// The writes of [`unsubscribe`], inside the caller's transaction.
+fn unsubscribe_in(
+    ctx: &Context,
+    conn: &mut DbConn,
+    events: &mut Events,
+    caller: &User,
+    names: &[String],
+    principals: Option<&[Principal]>,
+) -> ActionResult<UnsubscribeResult> {
+    let ctx2 = ctx;
+    let caller = caller.clone();
+    {
         let policy = policy::load(conn)?;
         let targets = match &principals {
-            Some(principals) => resolve_principals(&ctx2, conn, principals)?,
+            Some(principals) => resolve_principals(ctx2, conn, principals)?,
             None => vec![caller.clone()],
         };
         let others = targets.iter().any(|u| u.id != caller.id);
         let mut found = Vec::new();
         let mut missing = Vec::new();
-        for name in &names {
+        for name in names {
             match access_channel_by_name(conn, &policy, &caller, name)? {
                 Some((channel, _)) => found.push(channel),
                 None => missing.push(name.trim().to_owned()),
@@ -312,6 +342,58 @@ pub async fn unsubscribe(
             notify.record(conn, people, &channel, &removed)?;
         }
         notify.finish(events);
+        Ok(result)
+    }
+}
+
+/// The answer of `PATCH /users/me/subscriptions`: the answers of subscribing and unsubscribing,
+/// side by side.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct UpdateSubscriptionsResult {
+    /// Newly subscribed channel names, by user ID.
+    pub subscribed: BTreeMap<String, Vec<String>>,
+    /// Channel names the caller was subscribed to already, by user ID.
+    pub already_subscribed: BTreeMap<String, Vec<String>>,
+    /// Channels left.
+    pub removed: Vec<String>,
+    /// Channels the caller was not subscribed to.
+    pub not_removed: Vec<String>,
+}
+
+/// `PATCH /users/me/subscriptions`: joins the channels of `add` (creating missing ones, as
+/// `POST /users/me/subscriptions` does) and leaves those of `delete`, in one transaction, so that
+/// a failure of either leaves nothing changed (the reference's `compose_views`).
+pub async fn update_subscriptions(
+    ctx: &Context,
+    caller: User,
+    add: Vec<ChannelRequest>,
+    delete: Vec<String>,
+) -> ActionResult<UpdateSubscriptionsResult> {
+    if add.is_empty() && delete.is_empty() {
+        return Err(RequestError::bad_request(
+            "Nothing to do. Specify at least one of \"add\" or \"delete\".",
+        )
+        .into());
+    }
+    let ctx2 = ctx.clone();
+    ctx.write(move |conn, events| {
+        let mut result = UpdateSubscriptionsResult::default();
+        if !add.is_empty() {
+            let request = SubscribeRequest {
+                channels: add,
+                principals: None,
+                authorization_errors_fatal: true,
+                template: NewChannel::default(),
+            };
+            let added = subscribe_in(&ctx2, conn, events, &caller, &request)?;
+            result.subscribed = added.subscribed;
+            result.already_subscribed = added.already_subscribed;
+        }
+        if !delete.is_empty() {
+            let removed = unsubscribe_in(&ctx2, conn, events, &caller, &delete, None)?;
+            result.removed = removed.removed;
+            result.not_removed = removed.not_removed;
+        }
         Ok(result)
     })
     .await

@@ -7,7 +7,7 @@ use actix_web::http::header;
 use actix_web::{web, FromRequest, HttpMessage, HttpRequest};
 use base64::Engine;
 use futures_util::future::LocalBoxFuture;
-use parley_actions::auth::access_user_by_api_key;
+use parley_actions::auth::{access_user_by_api_key, access_user_by_api_key_unmetered};
 use parley_actions::Context;
 use parley_domain::user::User;
 use parley_domain::{ErrorCode, RequestError, UserId};
@@ -47,30 +47,50 @@ pub fn parse_basic(header_value: &str) -> Result<(String, String), ApiError> {
     Ok((email.to_owned(), key.to_owned()))
 }
 
+/// The authenticated caller of `GET /events`, whose request does not use the API allowance
+/// here: polling meters itself, so that long-polls never eat the budget of other requests.
+#[derive(Debug, Clone)]
+pub struct PollerAuth(pub User);
+
+impl FromRequest for PollerAuth {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        Box::pin(async move { Ok(PollerAuth(authenticate(req, false).await?)) })
+    }
+}
+
 impl FromRequest for Auth {
     type Error = ApiError;
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let req = req.clone();
-        Box::pin(async move {
-            let value = req
-                .headers()
-                .get(header::AUTHORIZATION)
-                .ok_or_else(|| {
-                    unauthorized("Not logged in: API authentication or user session required")
-                })?
-                .to_str()
-                .map_err(|_| unauthorized("Invalid authorization header for basic auth"))?;
-            let (email, key) = parse_basic(value)?;
-            let ctx = req.app_data::<web::Data<Context>>().ok_or_else(|| {
-                ApiError::from(parley_actions::ActionError::Internal("no context".into()))
-            })?;
-            let user = access_user_by_api_key(ctx, email, key).await?;
-            req.extensions_mut().insert(CallerId(user.id));
-            Ok(Auth(user))
-        })
+        Box::pin(async move { Ok(Auth(authenticate(req, true).await?)) })
     }
+}
+
+/// The caller from the `Authorization` header; `metered` requests use their API allowance.
+async fn authenticate(req: HttpRequest, metered: bool) -> Result<User, ApiError> {
+    let value = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .ok_or_else(|| unauthorized("Not logged in: API authentication or user session required"))?
+        .to_str()
+        .map_err(|_| unauthorized("Invalid authorization header for basic auth"))?;
+    let (email, key) = parse_basic(value)?;
+    let ctx = req.app_data::<web::Data<Context>>().ok_or_else(|| {
+        ApiError::from(parley_actions::ActionError::Internal("no context".into()))
+    })?;
+    let user = if metered {
+        access_user_by_api_key(ctx, email, key).await?
+    } else {
+        access_user_by_api_key_unmetered(ctx, email, key).await?
+    };
+    req.extensions_mut().insert(CallerId(user.id));
+    Ok(user)
 }
 
 /// The caller when credentials were sent, None for an anonymous request (public access).

@@ -5,9 +5,11 @@ pub mod auth;
 pub mod envelope;
 pub mod error;
 pub mod fallback;
+pub mod h1;
 pub mod logging;
 pub mod ops;
 pub mod params;
+pub mod paths;
 pub mod routes;
 
 use actix_web::body::MessageBody;
@@ -50,6 +52,7 @@ pub fn app_with(
         .app_data(web::Data::new(ctx))
         .app_data(web::PayloadConfig::new(params::MAX_BODY_BYTES))
         .wrap(from_fn(ops::record_metrics))
+        .wrap(from_fn(paths::refuse_nul))
         .wrap(from_fn(logging::log_request))
         .route("/health", web::get().to(ops::health))
         .route("/ready", web::get().to(ops::ready))
@@ -68,6 +71,10 @@ pub fn app_with(
         .route(
             "/accounts/confirm_new_email/{token}",
             web::get().to(routes::settings::confirm_email),
+        )
+        .route(
+            "/calls/bigbluebutton/join",
+            web::get().to(routes::calls::join_bigbluebutton),
         )
         .route("/join/{key}/", web::get().to(routes::signup::show))
         .route("/join/{key}/", web::post().to(routes::signup::submit))

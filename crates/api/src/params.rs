@@ -18,7 +18,7 @@ use actix_web::web::Bytes;
 use actix_web::{FromRequest, HttpMessage, HttpRequest};
 use futures_util::future::LocalBoxFuture;
 use futures_util::StreamExt;
-use parley_domain::{RequestError, Role, UserId};
+use parley_domain::{limits, RequestError, Role, UserId};
 use serde::de::DeserializeOwned;
 use std::collections::HashSet;
 
@@ -191,9 +191,37 @@ impl<T: DeserializeOwned> FromParam for Json<T> {
                 format!("{name} contains NULL (0x00) characters."),
             ));
         }
+        check_list_lengths(name, &value, true)?;
         serde_json::from_value(value)
             .map(Json)
             .map_err(|e| RequestError::invalid_param(name, format!("Invalid {name}: {e}")))
+    }
+}
+
+/// Bounds every list in a JSON parameter: the value itself by its parameter's limit, lists
+/// nested inside it by the general one (`parley_domain::limits`), so no request can ask for
+/// unbounded work.
+fn check_list_lengths(
+    name: &str,
+    value: &serde_json::Value,
+    top: bool,
+) -> Result<(), RequestError> {
+    use serde_json::Value;
+    match value {
+        Value::Array(items) => {
+            if top {
+                limits::check_list(name, items.len())?;
+            } else if items.len() > limits::MAX_LIST_ITEMS {
+                return Err(limits::too_many(name, limits::MAX_LIST_ITEMS));
+            }
+            items
+                .iter()
+                .try_for_each(|item| check_list_lengths(name, item, false))
+        }
+        Value::Object(map) => map
+            .values()
+            .try_for_each(|item| check_list_lengths(name, item, false)),
+        _ => Ok(()),
     }
 }
 

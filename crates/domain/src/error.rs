@@ -39,6 +39,16 @@ pub enum ErrorCode {
     BadEventQueueId,
     /// Push registration on a server without a push service.
     PushServiceNotConfigured,
+    /// A push token the server does not know for the user.
+    InvalidPushDeviceToken,
+    /// No registered device can receive a push notification.
+    NoActivePushDevice,
+    /// The push notification service could not be reached (502).
+    FailedToConnectBouncer,
+    /// The push notification service failed with a 5xx (502).
+    InternalServerErrorOnBouncer,
+    /// The push notification service refused the server's credentials or plan (403).
+    AdminActionRequired,
     /// An invalid narrow in a message query.
     BadNarrow,
     /// Creating or renaming a channel to a name that is taken.
@@ -77,6 +87,11 @@ impl ErrorCode {
             ErrorCode::MoveMessagesTimeLimitExceeded => "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
             ErrorCode::BadEventQueueId => "BAD_EVENT_QUEUE_ID",
             ErrorCode::PushServiceNotConfigured => "PUSH_SERVICE_NOT_CONFIGURED",
+            ErrorCode::InvalidPushDeviceToken => "INVALID_PUSH_DEVICE_TOKEN",
+            ErrorCode::NoActivePushDevice => "NO_ACTIVE_PUSH_DEVICE",
+            ErrorCode::FailedToConnectBouncer => "FAILED_TO_CONNECT_BOUNCER",
+            ErrorCode::InternalServerErrorOnBouncer => "INTERNAL_SERVER_ERROR_ON_BOUNCER",
+            ErrorCode::AdminActionRequired => "ADMIN_ACTION_REQUIRED",
             ErrorCode::BadNarrow => "BAD_NARROW",
             ErrorCode::ChannelAlreadyExists => "CHANNEL_ALREADY_EXISTS",
             ErrorCode::ExpectationMismatch => "EXPECTATION_MISMATCH",
@@ -99,6 +114,8 @@ impl ErrorCode {
             ErrorCode::RateLimitHit => 429,
             ErrorCode::ChannelAlreadyExists => 409,
             ErrorCode::InternalServerError => 500,
+            ErrorCode::FailedToConnectBouncer | ErrorCode::InternalServerErrorOnBouncer => 502,
+            ErrorCode::AdminActionRequired => 403,
             _ => 400,
         }
     }

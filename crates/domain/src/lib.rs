@@ -5,6 +5,7 @@
 pub mod access;
 pub mod alert_words;
 pub mod channel;
+pub mod channel_folder;
 pub mod draft;
 pub mod email;
 pub mod error;
@@ -12,6 +13,7 @@ pub mod group_permissions;
 pub mod groups;
 pub mod ids;
 pub mod invite;
+pub mod limits;
 pub mod linkifier;
 pub mod locale;
 pub mod message;
@@ -27,6 +29,7 @@ pub mod realm_emoji;
 pub mod realm_settings;
 pub mod role;
 pub mod saved_snippet;
+pub mod scheduled;
 pub mod settings;
 #[cfg(test)]
 mod testing;

@@ -248,6 +248,9 @@ pub fn parse_narrow(value: &Value, var_name: &str) -> Result<Vec<NarrowTerm>, Re
     let Value::Array(items) = value else {
         return Err(invalid());
     };
+    // Each term is a condition of one query: bounded, so no narrow builds a query deeper or
+    // with more values than the database accepts.
+    crate::limits::check_list(var_name, items.len())?;
     let mut terms = Vec::with_capacity(items.len());
     for item in items {
         let term = match item {
@@ -270,6 +273,19 @@ pub fn parse_narrow(value: &Value, var_name: &str) -> Result<Vec<NarrowTerm>, Re
             _ => return Err(invalid()),
         };
         terms.push(term);
+    }
+    let users: usize = terms
+        .iter()
+        .map(|t| match &t.operator {
+            Operator::Dm(list) => list.len(),
+            _ => 0,
+        })
+        .sum();
+    if users > crate::limits::MAX_LIST_ITEMS {
+        return Err(crate::limits::too_many(
+            var_name,
+            crate::limits::MAX_LIST_ITEMS,
+        ));
     }
     check_combination(&terms)?;
     Ok(terms)

@@ -1,6 +1,6 @@
-//! End-to-end encrypted push device registrations (`POST /mobile_push/register`): the checks on
-//! what a client sends. Parley stores registrations for a configured push service; it sends no
-//! notifications itself.
+//! Push devices: end-to-end encrypted registrations (`POST /mobile_push/register`) and the
+//! legacy tokens (`/users/me/apns_device_token`, `/users/me/android_gcm_reg_id`), with the checks
+//! on what a client sends. Notifications go out through the configured push service.
 
 use crate::ids::UserId;
 use crate::RequestError;
@@ -83,9 +83,66 @@ pub fn check_registration(device: &PushDevice) -> Result<(), RequestError> {
     )
 }
 
+/// The longest push token the legacy endpoints accept.
+pub const MAX_TOKEN_LENGTH: usize = 4096;
+
+/// Checks a token of the legacy endpoints as the reference does: not empty, at most 4096
+/// bytes, and for APNs a hexadecimal device token.
+pub fn check_legacy_token(token: &str, kind: TokenKind) -> Result<(), RequestError> {
+    if token.is_empty() || token.len() > MAX_TOKEN_LENGTH {
+        return Err(RequestError::invalid_param(
+            "token",
+            "Empty or invalid length token",
+        ));
+    }
+    if kind == TokenKind::Apns
+        && (!token.len().is_multiple_of(2) || !token.bytes().all(|b| b.is_ascii_hexdigit()))
+    {
+        return Err(RequestError::invalid_param("token", "Invalid APNS token"));
+    }
+    Ok(())
+}
+
+/// Checks an iOS app's bundle ID (`appid`): letters, digits, dots and dashes.
+pub fn check_ios_app_id(appid: &str) -> Result<(), RequestError> {
+    if appid.is_empty()
+        || !appid
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')
+    {
+        return Err(RequestError::invalid_param("appid", "Invalid app ID"));
+    }
+    Ok(())
+}
+
+/// The reference's numbers for the token kinds in requests to the push service (APNs 1, FCM 2).
+pub fn legacy_kind_number(kind: TokenKind) -> i64 {
+    match kind {
+        TokenKind::Apns => 1,
+        TokenKind::Fcm => 2,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn legacy_tokens() {
+        assert!(check_legacy_token("c0ffee", TokenKind::Apns).is_ok());
+        assert_eq!(
+            check_legacy_token("", TokenKind::Fcm).unwrap_err().msg,
+            "Empty or invalid length token"
+        );
+        assert_eq!(
+            check_legacy_token("xyz", TokenKind::Apns).unwrap_err().msg,
+            "Invalid APNS token"
+        );
+        assert!(check_legacy_token("xyz", TokenKind::Fcm).is_ok());
+        assert!(check_legacy_token(&"a".repeat(4097), TokenKind::Fcm).is_err());
+        assert!(check_ios_app_id("org.zulip.Zulip").is_ok());
+        assert!(check_ios_app_id("org zulip").is_err());
+    }
 
     #[test]
     fn token_kinds() {

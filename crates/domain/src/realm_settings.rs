@@ -144,6 +144,7 @@ realm_settings! {
     new_stream_announcements_stream_id: ChannelId, I(-1), ADMIN, Named, Update;
     signup_announcements_stream_id: ChannelId, I(-1), ADMIN, Named, Update;
     zulip_update_announcements_stream_id: ChannelId, I(-1), ADMIN, Named, Update;
+    moderation_request_channel_id: ChannelId, I(-1), ADMIN, Named, Update;
     default_language: Language, S("en"), ADMIN, Named, Update;
     default_code_block_language: Text(100), S(""), ADMIN, Named, Update;
     video_chat_provider: IntChoice(VIDEO_CHAT_PROVIDERS), I(0), ADMIN, Named, Update;

@@ -195,6 +195,12 @@ pub enum Condition {
     IdIn(Vec<MessageId>),
     /// Content or topic contains every word of this text (full-text, stemmed).
     Search(String),
+    /// In one of these `(channel, lower-cased topic)` topics.
+    TopicIn(Vec<(ChannelId, String)>),
+    /// Any of these conditions (none: nothing).
+    Any(Vec<Condition>),
+    /// All of these conditions (none: everything).
+    All(Vec<Condition>),
     /// Matches nothing.
     Nothing,
     /// The opposite.
@@ -315,10 +321,57 @@ fn push_condition(sql: &mut SqlBuilder, condition: &Condition, negated: bool) {
         Condition::Search(text) => {
             sql.search(text);
         }
+        Condition::TopicIn(topics) => push_topics(sql, topics),
+        Condition::Any(items) => push_joined(sql, items, " OR ", "1 = 0", negated),
+        Condition::All(items) => push_joined(sql, items, " AND ", "1 = 1", negated),
         Condition::Nothing => {
             sql.push("1 = 0");
         }
     }
+}
+
+/// `(channel, topic)` pairs; false (never NULL) for direct messages, so it negates safely.
+fn push_topics(sql: &mut SqlBuilder, topics: &[(ChannelId, String)]) {
+    if topics.is_empty() {
+        sql.push("1 = 0");
+        return;
+    }
+    sql.push("(m.channel_id IS NOT NULL AND (");
+    for (i, (channel, topic_key)) in topics.iter().enumerate() {
+        if i > 0 {
+            sql.push(" OR ");
+        }
+        sql.push("(m.channel_id = ")
+            .bind(Bind::Int(channel.0))
+            .push(" AND m.topic_key = ")
+            .bind(Bind::Text(topic_key.to_lowercase()))
+            .push(")");
+    }
+    sql.push("))");
+}
+
+/// Conditions joined by `joiner`; `empty` when there are none.
+fn push_joined(
+    sql: &mut SqlBuilder,
+    items: &[Condition],
+    joiner: &str,
+    empty: &str,
+    negated: bool,
+) {
+    if items.is_empty() {
+        sql.push(empty);
+        return;
+    }
+    sql.push("(");
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            sql.push(joiner);
+        }
+        sql.push("(");
+        push_condition(sql, item, negated);
+        sql.push(")");
+    }
+    sql.push(")");
 }
 
 const COLUMNS: &str = "m.id, m.sender_id, m.channel_id, m.topic, m.topic_key, m.dm_key, \

@@ -65,3 +65,102 @@ pub fn of_user(conn: &mut DbConn, user: UserId) -> Result<Vec<PushDevice>, Stora
         .filter_map(PushDeviceRow::into_device)
         .collect())
 }
+
+/// A push token registered through the legacy endpoints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PushToken {
+    /// Push network.
+    pub kind: TokenKind,
+    /// The token as the device gave it.
+    pub token: String,
+    /// The iOS app's bundle ID, for APNs tokens.
+    pub ios_app_id: Option<String>,
+}
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = crate::schema::push_device_tokens)]
+struct PushTokenRow {
+    kind: String,
+    token: String,
+    ios_app_id: Option<String>,
+}
+
+impl PushTokenRow {
+    fn into_token(self) -> Option<PushToken> {
+        Some(PushToken {
+            kind: TokenKind::parse(&self.kind).ok()?,
+            token: self.token,
+            ios_app_id: self.ios_app_id,
+        })
+    }
+}
+
+/// Stores `user`'s token, or refreshes its `last_updated` (and app ID) when it is stored already.
+pub fn add_token(
+    conn: &mut DbConn,
+    user: UserId,
+    token: &PushToken,
+    now: i64,
+) -> Result<(), StorageError> {
+    use crate::schema::push_device_tokens as t;
+    let updated = diesel::update(
+        t::table
+            .filter(t::user_id.eq(user.0))
+            .filter(t::kind.eq(token.kind.name()))
+            .filter(t::token.eq(&token.token)),
+    )
+    .set((t::last_updated.eq(now), t::ios_app_id.eq(&token.ios_app_id)))
+    .execute(conn)?;
+    if updated == 0 {
+        diesel::insert_into(t::table)
+            .values((
+                t::user_id.eq(user.0),
+                t::kind.eq(token.kind.name()),
+                t::token.eq(&token.token),
+                t::ios_app_id.eq(&token.ios_app_id),
+                t::last_updated.eq(now),
+            ))
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// Removes `user`'s token of this kind; whether there was one.
+pub fn remove_token(
+    conn: &mut DbConn,
+    user: UserId,
+    kind: TokenKind,
+    token: &str,
+) -> Result<bool, StorageError> {
+    use crate::schema::push_device_tokens as t;
+    let removed = diesel::delete(
+        t::table
+            .filter(t::user_id.eq(user.0))
+            .filter(t::kind.eq(kind.name()))
+            .filter(t::token.eq(token)),
+    )
+    .execute(conn)?;
+    Ok(removed > 0)
+}
+
+/// A user's legacy tokens, oldest first; only those equal to `token` when it is given.
+pub fn tokens_of(
+    conn: &mut DbConn,
+    user: UserId,
+    token: Option<&str>,
+) -> Result<Vec<PushToken>, StorageError> {
+    use crate::schema::push_device_tokens as t;
+    let mut query = t::table
+        .filter(t::user_id.eq(user.0))
+        .order(t::id)
+        .select(PushTokenRow::as_select())
+        .into_boxed();
+    if let Some(token) = token {
+        query = query.filter(t::token.eq(token.to_owned()));
+    }
+    Ok(query
+        .load(conn)?
+        .into_iter()
+        .filter_map(PushTokenRow::into_token)
+        .collect())
+}

@@ -446,3 +446,48 @@ diesel::table! {
         created -> BigInt,
     }
 }
+
+diesel::table! {
+    push_device_tokens (id) {
+        id -> BigInt,
+        user_id -> BigInt,
+        kind -> Text,
+        token -> Text,
+        ios_app_id -> Nullable<Text>,
+        last_updated -> BigInt,
+    }
+}
+
+diesel::table! {
+    scheduled_messages (id) {
+        id -> BigInt,
+        sender_id -> BigInt,
+        kind -> Text,
+        channel_id -> Nullable<BigInt>,
+        recipient_ids -> Text,
+        topic -> Text,
+        content -> Text,
+        rendered_content -> Text,
+        scheduled_at -> BigInt,
+        read_by_sender -> Nullable<Bool>,
+        delivered -> Bool,
+        delivered_message_id -> Nullable<BigInt>,
+        failed -> Bool,
+        failure_message -> Nullable<Text>,
+        reminder_target_message_id -> Nullable<BigInt>,
+        date_created -> BigInt,
+    }
+}
+
+diesel::table! {
+    channel_folders (id) {
+        id -> BigInt,
+        name -> Text,
+        description -> Text,
+        rendered_description -> Text,
+        creator_id -> Nullable<BigInt>,
+        date_created -> BigInt,
+        is_archived -> Bool,
+        folder_order -> BigInt,
+    }
+}

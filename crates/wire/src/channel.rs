@@ -256,3 +256,24 @@ pub struct ListedChannel {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub is_default: Option<bool>,
 }
+
+/// A channel folder.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ChannelFolder {
+    /// ID.
+    pub id: i64,
+    /// Name.
+    pub name: String,
+    /// Markdown description.
+    pub description: String,
+    /// Its HTML.
+    pub rendered_description: String,
+    /// Who created it.
+    pub creator_id: Option<i64>,
+    /// When, Unix seconds.
+    pub date_created: Option<i64>,
+    /// Whether it is archived.
+    pub is_archived: bool,
+    /// Position in the sidebar, from 0.
+    pub order: i64,
+}

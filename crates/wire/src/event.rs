@@ -84,6 +84,12 @@ pub enum Event {
     Drafts(DraftsEvent),
     /// The person's saved snippets changed.
     SavedSnippets(SavedSnippetsEvent),
+    /// The organization's channel folders changed.
+    ChannelFolder(ChannelFolderEvent),
+    /// The person's scheduled messages changed.
+    ScheduledMessages(ScheduledMessagesEvent),
+    /// The person's reminders changed.
+    Reminders(RemindersEvent),
     /// The person's navigation views changed.
     NavigationView(NavigationViewEvent),
     /// One of the person's settings changed.
@@ -546,6 +552,67 @@ pub enum DraftsEvent {
     Remove {
         /// Which.
         draft_id: i64,
+    },
+}
+
+/// `channel_folder` events.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum ChannelFolderEvent {
+    /// A new folder.
+    Add {
+        /// It.
+        channel_folder: crate::channel::ChannelFolder,
+    },
+    /// A folder's name, description or archived state changed.
+    Update {
+        /// Which.
+        channel_folder_id: i64,
+        /// The changed properties (`name`; `description` with `rendered_description`;
+        /// `is_archived`).
+        data: crate::Object,
+    },
+    /// The folders were put in a new order.
+    Reorder {
+        /// Every folder's ID, in the new order.
+        order: Vec<i64>,
+    },
+}
+
+/// `scheduled_messages` events.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum ScheduledMessagesEvent {
+    /// New scheduled messages.
+    Add {
+        /// They.
+        scheduled_messages: Vec<crate::scheduled::ScheduledMessage>,
+    },
+    /// An edited (or failed) scheduled message.
+    Update {
+        /// It.
+        scheduled_message: crate::scheduled::ScheduledMessage,
+    },
+    /// A deleted or sent scheduled message.
+    Remove {
+        /// Which.
+        scheduled_message_id: i64,
+    },
+}
+
+/// `reminders` events.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum RemindersEvent {
+    /// New reminders.
+    Add {
+        /// They.
+        reminders: Vec<crate::scheduled::Reminder>,
+    },
+    /// A deleted or sent reminder.
+    Remove {
+        /// Which.
+        reminder_id: i64,
     },
 }
 

@@ -15,6 +15,7 @@ pub mod group;
 pub mod message;
 pub mod personal;
 pub mod realm;
+pub mod scheduled;
 pub mod user;
 
 pub use channel::{Channel, Subscription};

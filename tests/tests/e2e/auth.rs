@@ -91,6 +91,7 @@ async fn api_requests_and_failed_logins_are_rate_limited() {
         let limits = RateLimits {
             api_by_user: RateLimiter::new(3, Duration::from_secs(60)),
             login_failures_by_username: RateLimiter::new(2, Duration::from_secs(60)),
+            ..RateLimits::default()
         };
         let app = TestApp::start_with_limits(backend, limits).await;
         for _ in 0..3 {
@@ -131,5 +132,151 @@ async fn api_requests_and_failed_logins_are_rate_limited() {
             .send()
             .await
             .success();
+    }
+}
+
+#[actix_web::test]
+async fn concurrent_guesses_and_both_addresses_share_one_login_allowance() {
+    for backend in Backend::available() {
+        let limits = RateLimits {
+            login_failures_by_username: RateLimiter::new(3, Duration::from_secs(600)),
+            ..RateLimits::default()
+        };
+        let app = TestApp::start_with_limits(backend, limits).await;
+        app.create_user("ann@parley.test", "Ann", Role::Member)
+            .await;
+        // Twenty guesses at once: only the allowance gets to a password check.
+        let guesses = (0..20).map(|n| {
+            app.post("/fetch_api_key")
+                .param("username", "ann@parley.test")
+                .param("password", format!("guess {n}"))
+                .send()
+        });
+        let statuses: Vec<u16> = futures_util::future::join_all(guesses)
+            .await
+            .into_iter()
+            .map(|r| r.status)
+            .collect();
+        assert_eq!(
+            statuses.iter().filter(|s| **s == 401).count(),
+            3,
+            "{statuses:?}"
+        );
+        assert_eq!(
+            statuses.iter().filter(|s| **s == 429).count(),
+            17,
+            "{statuses:?}"
+        );
+
+        // A hidden address and its placeholder are one account, with one allowance.
+        let bea = app
+            .create_user("bea@parley.test", "Bea", Role::Member)
+            .await;
+        let id = bea.user_id;
+        app.ctx
+            .db
+            .run(move |c| {
+                users::set_email_address_visibility(c, id, EmailAddressVisibility::Admins)
+            })
+            .await
+            .unwrap();
+        let placeholder = format!("user{}@parley.test", id.0);
+        for username in ["bea@parley.test", placeholder.as_str(), "BEA@parley.test"] {
+            app.post("/fetch_api_key")
+                .param("username", username)
+                .param("password", "guess")
+                .send()
+                .await
+                .error(401, "AUTHENTICATION_FAILED");
+        }
+        app.post("/fetch_api_key")
+            .param("username", placeholder.as_str())
+            .param("password", &bea.password)
+            .send()
+            .await
+            .error(429, "RATE_LIMIT_HIT");
+
+        // Correct passwords do not use the allowance up; unknown addresses are limited too.
+        for _ in 0..5 {
+            app.post("/fetch_api_key")
+                .param("username", "owner@parley.test")
+                .param("password", &app.owner.password)
+                .send()
+                .await
+                .success();
+        }
+        for _ in 0..3 {
+            app.post("/fetch_api_key")
+                .param("username", "ghost@parley.test")
+                .param("password", "x")
+                .send()
+                .await
+                .error(401, "AUTHENTICATION_FAILED");
+        }
+        app.post("/fetch_api_key")
+            .param("username", "ghost@parley.test")
+            .param("password", "x")
+            .send()
+            .await
+            .error(429, "RATE_LIMIT_HIT");
+    }
+}
+
+#[actix_web::test]
+async fn long_polls_that_follow_their_queue_never_use_the_request_allowance() {
+    for backend in Backend::available() {
+        let limits = RateLimits {
+            api_by_user: RateLimiter::new(4, Duration::from_secs(600)),
+            ..RateLimits::default()
+        };
+        let app = TestApp::start_with_limits(backend, limits).await;
+        let bob = app
+            .create_user("bob@parley.test", "Bob", Role::Member)
+            .await;
+        let snapshot = app.register(&bob, &[]).await; // one request of four
+        let queue = snapshot["queue_id"].as_str().unwrap().to_owned();
+        let mut last = snapshot["last_event_id"].as_i64().unwrap();
+        // A busy organization: something happens before every poll, and Bob polls again
+        // right after each answer, many more times than his allowance.
+        for n in 0..12 {
+            app.create_user(&format!("u{n}@parley.test"), &format!("U{n}"), Role::Member)
+                .await;
+            let body = app
+                .get("/events")
+                .as_user(&bob)
+                .param("queue_id", &queue)
+                .param("last_event_id", last)
+                .send()
+                .await
+                .success();
+            let events = body["events"].as_array().unwrap();
+            assert!(!events.is_empty());
+            last = events.last().unwrap()["id"].as_i64().unwrap();
+        }
+        // Polling used none of the allowance his other requests need.
+        for _ in 0..3 {
+            app.get("/users/me").as_user(&bob).send().await.success();
+        }
+        app.get("/users/me")
+            .as_user(&bob)
+            .send()
+            .await
+            .error(429, "RATE_LIMIT_HIT");
+        // Polls that are not long-polls following the queue are requests like any other.
+        app.get("/events")
+            .as_user(&bob)
+            .param("queue_id", &queue)
+            .param("last_event_id", -1)
+            .param("dont_block", "true")
+            .send()
+            .await
+            .error(429, "RATE_LIMIT_HIT");
+        app.get("/events")
+            .as_user(&bob)
+            .param("queue_id", &queue)
+            .param("last_event_id", last - 3)
+            .send()
+            .await
+            .error(429, "RATE_LIMIT_HIT");
     }
 }

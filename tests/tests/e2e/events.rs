@@ -252,6 +252,19 @@ backend_test! {
         assert_eq!(body["events"], json!([]));
         app.send_to_channel(&ann, "dev", "t", "x").await;
         assert_eq!(app.events_of(&ann, &q, &["message"]).await.len(), 1);
+        // A blocking poll without a queue is refused at once, as the reference does, instead
+        // of registering a queue nobody knows about and waiting on it.
+        for dont_block in [None, Some("false")] {
+            let mut request = app.get("/events").as_user(&ann);
+            if let Some(value) = dont_block {
+                request = request.param("dont_block", value);
+            }
+            let body = tokio::time::timeout(Duration::from_secs(5), request.send())
+                .await
+                .expect("answered at once")
+                .error(400, "BAD_REQUEST");
+            assert_eq!(body["msg"], "Missing 'queue_id' argument");
+        }
     }
 }
 

@@ -217,6 +217,34 @@ backend_test! {
 }
 
 backend_test! {
+    async fn administrators_move_only_into_channels_they_may_read_and_post_in(app) {
+        let (ann, bob, _) = setup(&app).await;
+        let owner = app.owner.clone();
+        // A private channel the owner is not in: as an administrator they see its name only.
+        let secret = app.create_channel(&ann, "secret", &[&ann], &[("invite_only", json!(true))]).await;
+        // One they are in, where only Ann may post.
+        let quiet = app.create_channel(&ann, "quiet", &[&ann, &owner], &[
+            ("invite_only", json!(true)),
+            ("can_send_message_group", json!({"direct_members": [ann.user_id.0], "direct_subgroups": []})),
+        ]).await;
+        let a = app.send_to_channel(&bob, "dev", "t", "stay here").await;
+        let body = app.patch(&format!("/messages/{a}")).as_user(&owner).json_param("stream_id", &json!(secret))
+            .send().await.error(400, "BAD_REQUEST");
+        assert_eq!(body["msg"], "Invalid channel ID");
+        let body = app.patch(&format!("/messages/{a}")).as_user(&owner).json_param("stream_id", &json!(quiet))
+            .send().await.error(400, "BAD_REQUEST");
+        assert_eq!(body["msg"], "You do not have permission to post in this channel.");
+        assert_eq!(topic_of(&app, &bob, a).await, json!(["dev", "t"]));
+        // Once subscribed to the private channel, the move is allowed.
+        app.post("/users/me/subscriptions").as_user(&ann).json_param("subscriptions", &json!([{"name": "secret"}]))
+            .json_param("principals", &json!([owner.user_id.0])).send().await.success();
+        app.patch(&format!("/messages/{a}")).as_user(&owner).json_param("stream_id", &json!(secret))
+            .send().await.success();
+        assert_eq!(topic_of(&app, &ann, a).await, json!(["secret", "t"]));
+    }
+}
+
+backend_test! {
     async fn move_time_limits(app) {
         let (ann, bob, _) = setup(&app).await;
         let moderator = app.create_user("mod@parley.test", "Mo", Role::Moderator).await;

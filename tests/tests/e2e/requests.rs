@@ -184,3 +184,88 @@ backend_test! {
         assert_ne!(me["full_name"], "File Name");
     }
 }
+
+backend_test! {
+    async fn nul_in_any_path_is_a_400_envelope(app) {
+        let owner = app.owner.clone();
+        // Each of these reached a text column with the NUL (a 500 on PostgreSQL).
+        let pages = [
+            ("GET", "/join/a%00b/"),
+            ("POST", "/join/a%00b/"),
+            ("GET", "/accounts/confirm_new_email/a%00b"),
+            ("GET", "/user_avatars/1/emoji/images/a%00b"),
+            ("GET", "/user_uploads/1/a%00b"),
+            ("GET", "/api/v1/user_uploads/1/a%00b"),
+            ("DELETE", "/api/v1/realm/emoji/a%00b"),
+            ("GET", "/api/v1/users/%00"),
+        ];
+        for (method, path) in pages {
+            let request = app.page(method.parse().unwrap(), path);
+            let body = request.as_user(&owner).send().await.error(400, "BAD_REQUEST");
+            assert!(body["msg"].as_str().unwrap().contains("NULL"), "{method} {path}: {body}");
+        }
+        // An encoded percent sign followed by 00 is no NUL.
+        let response = app.get_page("/join/a%2500b/").send().await;
+        assert_ne!(response.status, 500, "{}", response.text);
+        assert!(!response.text.contains("NULL"), "{}", response.text);
+    }
+}
+
+/// Sends raw bytes to a real socket and reads the whole answer.
+async fn raw_exchange(addr: std::net::SocketAddr, request: Vec<u8>) -> (String, serde_json::Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    // The server may answer and close before it has read everything.
+    let _ = stream.write_all(&request).await;
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        stream.read_to_end(&mut answer),
+    )
+    .await;
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b)
+        .unwrap_or_default();
+    (
+        text.clone(),
+        serde_json::from_str(body).unwrap_or(serde_json::Value::Null),
+    )
+}
+
+backend_test! {
+    async fn requests_the_http_parser_refuses_get_envelopes_too(app) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = parley_api::h1::serve(app.ctx.clone(), Default::default(), listener, std::time::Duration::from_secs(1)).unwrap();
+        let handle = server.handle();
+        actix_web::rt::spawn(server);
+
+        let (text, body) = raw_exchange(addr, b"GET /api/v1/server_settings HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".to_vec()).await;
+        assert!(text.starts_with("HTTP/1.1 200 OK\r\n"), "{text}");
+        assert_eq!(body["result"], "success", "{text}");
+
+        let mut bad_line = b"GET /api/v1/server_settings HTTP/1.1\r\n".to_vec();
+        bad_line[5] = 0x01;
+        bad_line.extend_from_slice(b"Host: x\r\n\r\n");
+        let mut bad_header = b"GET / HTTP/1.1\r\nHo\x7fst: x\r\n\r\n".to_vec();
+        bad_header.shrink_to_fit();
+        let many_headers = format!("GET / HTTP/1.1\r\n{}\r\n", (0..200).map(|i| format!("x-h{i}: v\r\n")).collect::<String>());
+        let huge_header = format!("GET / HTTP/1.1\r\nx-big: {}\r\n\r\n", "a".repeat(200 * 1024));
+        for (request, status) in [
+            (bad_line, 400),
+            (bad_header, 400),
+            (many_headers.into_bytes(), 431),
+            (huge_header.into_bytes(), 431),
+        ] {
+            let (text, body) = raw_exchange(addr, request).await;
+            assert!(text.starts_with(&format!("HTTP/1.1 {status} ")), "{text}");
+            assert!(text.to_ascii_lowercase().contains("content-type: application/json"), "{text}");
+            assert_eq!(body["result"], "error", "{text}");
+            assert_eq!(body["code"], "BAD_REQUEST", "{text}");
+            assert!(body["msg"].as_str().is_some_and(|m| !m.is_empty()), "{text}");
+        }
+        handle.stop(false).await;
+    }
+}

@@ -136,3 +136,54 @@ backend_test! {
             .param("topic", "noise").param("op", "add").send().await.error(400, "BAD_REQUEST");
     }
 }
+
+backend_test! {
+    async fn narrows_and_the_first_unread_follow_topic_visibility(app) {
+        let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
+        let bob = app.create_user("bob@parley.test", "Bob", Role::Member).await;
+        let dev = app.create_channel(&ann, "dev", &[&ann, &bob], &[]).await;
+        let noise = app.create_channel(&ann, "noise", &[&ann, &bob], &[]).await;
+        // Bob sends, so everything is unread for Ann; the oldest is in a topic she mutes.
+        let dev_b = app.send_to_channel(&bob, "dev", "B", "muted topic").await;
+        let noise_x = app.send_to_channel(&bob, "noise", "x", "muted channel").await;
+        let noise_y = app.send_to_channel(&bob, "noise", "Y", "unmuted topic in a muted channel").await;
+        let dev_a = app.send_to_channel(&bob, "dev", "a", "followed topic").await;
+        let dm = app.post("/messages").as_user(&bob).param("type", "direct").json_param("to", &json!([ann.user_id.0]))
+            .param("content", "hi").send().await.success()["id"].as_i64().unwrap();
+        for (channel, topic, policy) in [(dev, "b", 1), (dev, "A", 3), (noise, "y", 2)] {
+            app.post("/user_topics").as_user(&ann).param("stream_id", channel).param("topic", topic)
+                .param("visibility_policy", policy).send().await.success();
+        }
+        app.post("/users/me/subscriptions/properties").as_user(&ann)
+            .json_param("subscription_data", &json!([{"stream_id": noise, "property": "is_muted", "value": true}]))
+            .send().await.success();
+        let ids = |narrow: Value| {
+            let app = &app;
+            let ann = &ann;
+            async move {
+                let page = app.get("/messages").as_user(ann).param("anchor", "oldest").param("num_before", 0)
+                    .param("num_after", 100).json_param("narrow", &narrow).send().await.success();
+                page["messages"].as_array().unwrap().iter().map(|m| m["id"].as_i64().unwrap())
+                    .filter(|id| [dev_b, noise_x, noise_y, dev_a, dm].contains(id)).collect::<Vec<i64>>()
+            }
+        };
+        assert_eq!(ids(json!([["is", "followed"]])).await, vec![dev_a]);
+        assert_eq!(ids(json!([["is", "muted"]])).await, vec![dev_b, noise_x]);
+        assert_eq!(ids(json!([["in", "home"]])).await, vec![noise_y, dev_a, dm]);
+        assert_eq!(ids(json!([{"operator": "is", "operand": "muted", "negated": true}])).await, vec![noise_y, dev_a, dm]);
+        assert_eq!(ids(json!([["channel", "dev"], ["is", "muted"]])).await, vec![dev_b]);
+
+        // The first unread skips what is muted; inside a muted channel, only muted topics.
+        let first = |narrow: Value| {
+            let app = &app;
+            let ann = &ann;
+            async move {
+                app.get("/messages").as_user(ann).param("anchor", "first_unread").param("num_before", 0)
+                    .param("num_after", 0).json_param("narrow", &narrow).send().await.success()["anchor"].as_i64().unwrap()
+            }
+        };
+        assert_eq!(first(json!([])).await, noise_y);
+        assert_eq!(first(json!([["channel", "noise"]])).await, noise_x);
+        assert_eq!(first(json!([["channel", "dev"]])).await, dev_a);
+    }
+}

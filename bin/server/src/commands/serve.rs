@@ -81,6 +81,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     let gc = engine.spawn_gc();
     // KaTeX loads in the background, so the first message with math does not wait for it.
     parley_markdown::warm_up_math();
+    let scheduler = parley_actions::scheduler::spawn_scheduler(ctx.clone());
     let janitor = parley_actions::uploads::spawn_unclaimed_cleanup(
         ctx.clone(),
         config.unclaimed_upload_age,
@@ -90,12 +91,10 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         // On the public port only behind the token.
         metrics: export.clone().filter(|e| e.token.is_some()),
     };
-    let server = HttpServer::new(move || parley_api::app_with(ctx.clone(), options.clone()))
-        .shutdown_timeout(SHUTDOWN_GRACE.as_secs())
-        .disable_signals()
-        .listen(listener)
-        .with_context(|| format!("cannot listen on {}", config.bind))?
-        .run();
+    // Served through parley_api::h1 rather than HttpServer, so that requests the HTTP parser
+    // refuses also get the JSON error envelope.
+    let server = parley_api::h1::serve(ctx, options, listener, SHUTDOWN_GRACE)
+        .with_context(|| format!("cannot listen on {}", config.bind))?;
     let handle = server.handle();
     let metrics_server = match (metrics_listener, export) {
         (Some(listener), Some(export)) => {
@@ -136,6 +135,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     }
     gc.abort();
     janitor.abort();
+    scheduler.abort();
     let path = config.event_queues_file();
     let saved = engine
         .dump(&path)

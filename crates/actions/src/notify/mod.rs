@@ -3,6 +3,7 @@
 //! is a typed [`parley_wire::Event`]; the objects inside come from [`crate::present`], as the
 //! snapshot's and the read endpoints' do.
 
+pub mod channel_folders;
 pub mod channels;
 mod emit;
 pub mod groups;
@@ -11,6 +12,7 @@ pub mod people;
 pub mod personal;
 pub mod realm;
 pub mod realm_config;
+pub mod scheduled;
 pub mod topics;
 pub mod uploads;
 pub mod users;

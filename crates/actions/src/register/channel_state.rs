@@ -28,6 +28,13 @@ pub(super) fn fill(
     let wants_subs = wanted.wants("subscription");
     let wants_streams = wanted.wants("stream");
     let wants_defaults = wanted.wants("default_streams");
+    if wanted.wants("channel_folders") {
+        put(
+            out,
+            "channel_folders",
+            crate::channel_folders::snapshot(conn)?,
+        );
+    }
     if !(wants_subs || wants_streams || wants_defaults) {
         return Ok(());
     }

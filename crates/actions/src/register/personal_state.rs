@@ -1,4 +1,5 @@
-//! The personal part of a snapshot: the person's drafts, saved snippets and navigation views.
+//! The personal part of a snapshot: the person's drafts, saved snippets, navigation views,
+//! scheduled messages and reminders.
 //! Spectators have none of these, so they get empty lists.
 
 use super::input::{put, SnapshotInput, Wanted};
@@ -37,6 +38,20 @@ pub(super) fn fill(
             crate::navigation_views::snapshot(conn, input.user)?,
         );
     }
+    if wanted.wants("scheduled_messages") {
+        put(
+            out,
+            "scheduled_messages",
+            crate::scheduled_messages::snapshot(conn, input.user)?,
+        );
+    }
+    if wanted.wants("reminders") {
+        put(
+            out,
+            "reminders",
+            crate::reminders::snapshot(conn, input.user)?,
+        );
+    }
     Ok(())
 }
 
@@ -48,7 +63,13 @@ pub(super) fn fill_spectator(wanted: &Wanted, out: &mut Map<String, Value>) {
     if wanted.wants("saved_snippets") {
         out.insert("saved_snippets".into(), Value::Array(Vec::new()));
     }
-    if wants_navigation_views(wanted) {
-        out.insert("navigation_views".into(), Value::Array(Vec::new()));
+    for part in ["navigation_views", "scheduled_messages", "reminders"] {
+        let wanted_part = match part {
+            "navigation_views" => wants_navigation_views(wanted),
+            other => wanted.wants(other),
+        };
+        if wanted_part {
+            out.insert(part.into(), Value::Array(Vec::new()));
+        }
     }
 }

@@ -54,6 +54,14 @@ pub(super) fn realm_fields(
         (limits::MAX_MESSAGE_LENGTH as i64).into(),
     );
     put("max_topic_length", (limits::MAX_TOPIC_LENGTH as i64).into());
+    put(
+        "max_channel_folder_name_length",
+        (parley_domain::channel_folder::MAX_NAME_LENGTH as i64).into(),
+    );
+    put(
+        "max_channel_folder_description_length",
+        (parley_domain::channel_folder::MAX_DESCRIPTION_LENGTH as i64).into(),
+    );
     put("max_stream_name_length", MAX_STREAM_NAME_LENGTH.into());
     put(
         "max_stream_description_length",

@@ -199,6 +199,9 @@ impl params::FromParams for UpdateChannelParams {
             is_web_public: p.take("is_web_public")?,
             history_public_to_subscribers: p.take("history_public_to_subscribers")?,
             is_default_stream: p.take("is_default_stream")?,
+            folder_id: p
+                .take::<Option<Json<Option<i64>>>>("folder_id")?
+                .map(|Json(folder)| folder),
             ..ChannelUpdate::default()
         };
         if let Some(Json(value)) = p.take::<Option<Json<Value>>>("message_retention_days")? {
@@ -268,4 +271,29 @@ pub async fn remove_default(
 ) -> ApiResult<Success> {
     channels::set_default_channel(&ctx, me, ChannelId(p.stream_id), false).await?;
     Ok(Success::empty())
+}
+
+params! {
+    /// `GET /streams/{stream_id}/email_address`.
+    pub struct EmailAddressParams {
+        sender_id: Option<i64>,
+    }
+}
+
+/// GET /streams/{stream_id}/email_address — the channel's incoming-email address.
+pub async fn email_address(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    path: web::Path<String>,
+    Params(p): Params<EmailAddressParams>,
+) -> ApiResult<Success> {
+    let channel = channel_id(&path)?;
+    let email = parley_actions::channel_email::channel_email_address(
+        &ctx,
+        me,
+        channel,
+        p.sender_id.map(UserId),
+    )
+    .await?;
+    Ok(Success::empty().with("email", email))
 }

@@ -1,6 +1,6 @@
 //! Event queues: register, poll, delete.
 
-use crate::auth::{Auth, MaybeAuth};
+use crate::auth::{Auth, MaybeAuth, PollerAuth};
 use crate::envelope::Success;
 use crate::error::ApiResult;
 use crate::params;
@@ -156,10 +156,12 @@ impl params::FromParams for GetEventsParams {
         let queue_id = p.take::<Option<String>>("queue_id")?;
         let last_event_id = p.take::<Option<i64>>("last_event_id")?;
         let dont_block = p.take::<Option<bool>>("dont_block")?.unwrap_or(false);
-        let register = if queue_id.is_none() {
-            register_request(p)?
-        } else {
-            RegisterRequest::default()
+        // As the reference: only a non-blocking poll may register a queue on the fly; a
+        // blocking one without a queue is a client mistake, not a reason to wait.
+        let register = match &queue_id {
+            None if dont_block => register_request(p)?,
+            None => return Err(RequestError::bad_request("Missing 'queue_id' argument")),
+            Some(_) => RegisterRequest::default(),
         };
         Ok(GetEventsParams(GetEvents {
             queue_id,
@@ -170,10 +172,10 @@ impl params::FromParams for GetEventsParams {
     }
 }
 
-/// GET /events — long-poll a queue for new events.
+/// GET /events — long-poll a queue for new events; metered by the action, not the extractor.
 pub async fn get(
     ctx: web::Data<Context>,
-    Auth(me): Auth,
+    PollerAuth(me): PollerAuth,
     request: HttpRequest,
     Params(GetEventsParams(mut p)): Params<GetEventsParams>,
 ) -> ApiResult<Success> {

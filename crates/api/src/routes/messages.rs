@@ -12,11 +12,11 @@ use parley_actions::messages_send::{self, Destination, SendMessage};
 use parley_actions::Context;
 use parley_domain::message::{client_name, MessageKind};
 use parley_domain::narrow::{parse_narrow, NarrowTerm, UserOperand};
-use parley_domain::{ChannelId, MessageId, RequestError};
+use parley_domain::{limits, ChannelId, MessageId, RequestError};
 use serde_json::Value;
 
 /// Parses `to` for a message kind: a channel name or ID, or a list of user IDs or emails.
-fn destination(kind: MessageKind, raw: &str) -> Result<Destination, RequestError> {
+pub(crate) fn destination(kind: MessageKind, raw: &str) -> Result<Destination, RequestError> {
     let parsed: Option<Value> = serde_json::from_str(raw).ok();
     match kind {
         MessageKind::Channel => match parsed {
@@ -90,6 +90,7 @@ fn destination(kind: MessageKind, raw: &str) -> Result<Destination, RequestError
                 }
                 None => split_emails(raw),
             };
+            limits::check_list("to", operands.len())?;
             Ok(Destination::Users(operands))
         }
     }
@@ -455,6 +456,34 @@ pub async fn delete_topic(
     Params(p): Params<DeleteTopicParams>,
 ) -> ApiResult<Success> {
     let channel = ChannelId(path_param::<i64>("stream_id", &path)?);
-    parley_actions::messages_delete::delete_topic(&ctx, me, channel, p.topic_name).await?;
-    Ok(Success::empty().with("complete", true))
+    let complete =
+        parley_actions::messages_delete::delete_topic(&ctx, me, channel, p.topic_name).await?;
+    Ok(Success::empty().with("complete", complete))
+}
+
+params! {
+    /// `POST /messages/{message_id}/report`.
+    pub struct ReportParams {
+        report_type: String,
+        description: Option<String>,
+    }
+}
+
+/// POST /messages/{message_id}/report — ask the moderators to review a message.
+pub async fn report(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    path: web::Path<String>,
+    Params(p): Params<ReportParams>,
+) -> ApiResult<Success> {
+    let report_type = parley_actions::moderation::ReportType::parse(&p.report_type)?;
+    parley_actions::moderation::report_message(
+        &ctx,
+        me,
+        message_id(&path)?,
+        report_type,
+        p.description.unwrap_or_default(),
+    )
+    .await?;
+    Ok(Success::empty())
 }

@@ -4,6 +4,8 @@
 pub mod alert_words;
 pub mod avatars;
 pub mod bots;
+pub mod calls;
+pub mod channel_folders;
 pub mod channels;
 pub mod drafts;
 pub mod events;
@@ -21,6 +23,7 @@ pub mod reactions;
 pub mod realm;
 pub mod realm_emoji;
 pub mod saved_snippets;
+pub mod scheduled_messages;
 pub mod server;
 pub mod settings;
 pub mod signup;
@@ -53,6 +56,8 @@ macro_rules! endpoint {
 pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/server_settings", get => server::server_settings);
     endpoint!(cfg, "/realm", patch => realm::update);
+    endpoint!(cfg, "/realm/test_welcome_bot_custom_message",
+        post => realm::test_welcome_bot_custom_message);
     endpoint!(cfg, "/realm/emoji", get => realm_emoji::list);
     endpoint!(cfg, "/realm/emoji/{emoji_name}", post => realm_emoji::add, delete => realm_emoji::delete);
     endpoint!(cfg, "/user_uploads", post => uploads::upload);
@@ -61,6 +66,13 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/attachments", get => uploads::list);
     endpoint!(cfg, "/attachments/{attachment_id}", delete => uploads::delete);
     endpoint!(cfg, "/mobile_push/register", post => push::register);
+    endpoint!(cfg, "/calls/bigbluebutton/create", get => calls::create_bigbluebutton);
+    endpoint!(cfg, "/mobile_push/test_notification", post => push::test_notification);
+    endpoint!(cfg, "/mobile_push/e2ee/test_notification", post => push::e2ee_test_notification);
+    endpoint!(cfg, "/users/me/apns_device_token",
+        post => push::add_apns_token, delete => push::remove_apns_token);
+    endpoint!(cfg, "/users/me/android_gcm_reg_id",
+        post => push::add_fcm_token, delete => push::remove_fcm_token);
     endpoint!(cfg, "/fetch_api_key", post => server::fetch_api_key);
     endpoint!(cfg, "/register", post => events::register);
     endpoint!(cfg, "/events", get => events::get, delete => events::delete);
@@ -76,7 +88,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/users/me/muted_users/{muted_user_id}",
         post => muted_users::mute, delete => muted_users::unmute);
     endpoint!(cfg, "/users/me/subscriptions",
-        get => subscriptions::list, post => subscriptions::subscribe, delete => subscriptions::unsubscribe);
+        get => subscriptions::list, post => subscriptions::subscribe,
+        delete => subscriptions::unsubscribe, patch => subscriptions::update);
     endpoint!(cfg, "/users/me/subscriptions/muted_topics", patch => user_topics::legacy_mute);
     endpoint!(cfg, "/users/me/subscriptions/properties",
         post => subscriptions::update_properties, patch => subscriptions::update_properties);
@@ -95,6 +108,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/streams/{stream_id}",
         get => channels::get_one, patch => channels::update, delete => channels::archive);
     endpoint!(cfg, "/streams/{stream_id}/members", get => channels::members);
+    endpoint!(cfg, "/streams/{stream_id}/email_address", get => channels::email_address);
     endpoint!(cfg, "/streams/{stream_id}/delete_topic", post => messages::delete_topic);
     endpoint!(cfg, "/default_streams", post => channels::add_default, delete => channels::remove_default);
     endpoint!(cfg, "/get_stream_id", get => channels::get_id);
@@ -107,6 +121,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         get => messages::get_one, patch => messages::edit, delete => messages::delete);
     endpoint!(cfg, "/messages/{message_id}/history", get => messages::history);
     endpoint!(cfg, "/messages/{message_id}/read_receipts", get => messages::read_receipts);
+    endpoint!(cfg, "/messages/{message_id}/report", post => messages::report);
     endpoint!(cfg, "/messages/{message_id}/reactions", post => reactions::add, delete => reactions::remove);
     endpoint!(cfg, "/messages/{message_id}/typing", post => typing::set_for_edit);
     endpoint!(cfg, "/mark_all_as_read", post => message_flags::mark_all);
@@ -139,6 +154,17 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/invites/multiuse/{invite_id}", delete => invites::revoke_multiuse);
     endpoint!(cfg, "/invites/multiuse/{key}/accept", post => invites::accept);
     endpoint!(cfg, "/saved_snippets", get => saved_snippets::list, post => saved_snippets::create);
+    endpoint!(cfg, "/channel_folders",
+        get => channel_folders::list, patch => channel_folders::reorder);
+    endpoint!(cfg, "/channel_folders/create", post => channel_folders::create);
+    endpoint!(cfg, "/channel_folders/{channel_folder_id}", patch => channel_folders::update);
+    endpoint!(cfg, "/scheduled_messages",
+        get => scheduled_messages::list, post => scheduled_messages::create);
+    endpoint!(cfg, "/scheduled_messages/{scheduled_message_id}",
+        patch => scheduled_messages::edit, delete => scheduled_messages::delete);
+    endpoint!(cfg, "/reminders",
+        get => scheduled_messages::list_reminders, post => scheduled_messages::create_reminder);
+    endpoint!(cfg, "/reminders/{reminder_id}", delete => scheduled_messages::delete_reminder);
     endpoint!(cfg, "/saved_snippets/{saved_snippet_id}",
         patch => saved_snippets::edit, delete => saved_snippets::delete);
     endpoint!(cfg, "/user_groups", get => user_groups::list);

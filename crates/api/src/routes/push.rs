@@ -1,4 +1,5 @@
-//! Push notification devices: `POST /mobile_push/register`.
+//! Push notification devices: registration (`POST /mobile_push/register`, the legacy token
+//! endpoints) and test notifications.
 
 use crate::auth::Auth;
 use crate::envelope::Success;
@@ -36,5 +37,95 @@ pub async fn register(
         encrypted_push_registration: p.encrypted_push_registration,
     };
     push_devices::do_register_push_device(&ctx, me, device).await?;
+    Ok(Success::empty())
+}
+
+params! {
+    /// `POST /users/me/apns_device_token`.
+    pub struct AddApnsParams {
+        token: String,
+        appid: String,
+    }
+}
+
+/// POST /users/me/apns_device_token — register an iOS device's APNs token.
+pub async fn add_apns_token(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    Params(p): Params<AddApnsParams>,
+) -> ApiResult<Success> {
+    push_devices::do_add_push_token(&ctx, me, TokenKind::Apns, p.token, Some(p.appid)).await?;
+    Ok(Success::empty())
+}
+
+params! {
+    /// A legacy push token: `DELETE /users/me/apns_device_token` and both
+    /// `/users/me/android_gcm_reg_id` methods.
+    pub struct TokenParams {
+        token: String,
+    }
+}
+
+/// DELETE /users/me/apns_device_token — forget an APNs token.
+pub async fn remove_apns_token(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    Params(p): Params<TokenParams>,
+) -> ApiResult<Success> {
+    push_devices::do_remove_push_token(&ctx, me, TokenKind::Apns, p.token).await?;
+    Ok(Success::empty())
+}
+
+/// POST /users/me/android_gcm_reg_id — register an Android device's FCM token.
+pub async fn add_fcm_token(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    Params(p): Params<TokenParams>,
+) -> ApiResult<Success> {
+    push_devices::do_add_push_token(&ctx, me, TokenKind::Fcm, p.token, None).await?;
+    Ok(Success::empty())
+}
+
+/// DELETE /users/me/android_gcm_reg_id — forget an FCM token.
+pub async fn remove_fcm_token(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    Params(p): Params<TokenParams>,
+) -> ApiResult<Success> {
+    push_devices::do_remove_push_token(&ctx, me, TokenKind::Fcm, p.token).await?;
+    Ok(Success::empty())
+}
+
+params! {
+    /// `POST /mobile_push/test_notification`.
+    pub struct TestNotificationParams {
+        token: Option<String>,
+    }
+}
+
+/// POST /mobile_push/test_notification — a test push to one or all of one's devices.
+pub async fn test_notification(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    Params(p): Params<TestNotificationParams>,
+) -> ApiResult<Success> {
+    push_devices::send_test_notification(&ctx, me, p.token).await?;
+    Ok(Success::empty())
+}
+
+params! {
+    /// `POST /mobile_push/e2ee/test_notification`.
+    pub struct E2eeTestNotificationParams {
+        push_account_id: Option<i64>,
+    }
+}
+
+/// POST /mobile_push/e2ee/test_notification — an encrypted test push to one or all devices.
+pub async fn e2ee_test_notification(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    Params(p): Params<E2eeTestNotificationParams>,
+) -> ApiResult<Success> {
+    push_devices::send_e2ee_test_notification(&ctx, me, p.push_account_id).await?;
     Ok(Success::empty())
 }

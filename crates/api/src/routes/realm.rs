@@ -70,3 +70,25 @@ pub async fn update(
         .iter()
         .fold(Success::empty(), |ok, (name, value)| ok.with(name, value)))
 }
+
+crate::params! {
+    /// `POST /realm/test_welcome_bot_custom_message`.
+    pub struct TestWelcomeParams {
+        welcome_message_custom_text: String,
+    }
+}
+
+/// POST /realm/test_welcome_bot_custom_message — receive the Welcome Bot message being drafted.
+pub async fn test_welcome_bot_custom_message(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    Params(p): Params<TestWelcomeParams>,
+) -> ApiResult<Success> {
+    let id = parley_actions::welcome_bot::send_test_welcome_message(
+        &ctx,
+        me,
+        p.welcome_message_custom_text,
+    )
+    .await?;
+    Ok(Success::empty().with("message_id", id.0))
+}

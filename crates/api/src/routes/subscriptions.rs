@@ -11,7 +11,7 @@ use parley_actions::subscriptions::{
     self, ChannelRequest, Principal, PropertyChange, SubscribeRequest,
 };
 use parley_actions::Context;
-use parley_domain::{ChannelId, RequestError, UserId};
+use parley_domain::{limits, ChannelId, RequestError, UserId};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -55,6 +55,7 @@ impl params::FromParams for SubscribeParams {
     fn from_params(p: &mut ParamMap) -> Result<Self, RequestError> {
         let entries = p.take::<Json<Vec<ChannelEntry>>>("subscriptions")?.0;
         let principals = principals(p)?;
+        limits::check_subscription_changes(entries.len(), principals.as_ref().map_or(1, Vec::len))?;
         let fatal = p
             .take::<Option<bool>>("authorization_errors_fatal")?
             .unwrap_or(true);
@@ -95,10 +96,10 @@ pub struct UnsubscribeParams {
 
 impl params::FromParams for UnsubscribeParams {
     fn from_params(p: &mut ParamMap) -> Result<Self, RequestError> {
-        Ok(UnsubscribeParams {
-            names: p.take::<Json<Vec<String>>>("subscriptions")?.0,
-            principals: principals(p)?,
-        })
+        let names = p.take::<Json<Vec<String>>>("subscriptions")?.0;
+        let principals = principals(p)?;
+        limits::check_subscription_changes(names.len(), principals.as_ref().map_or(1, Vec::len))?;
+        Ok(UnsubscribeParams { names, principals })
     }
 }
 
@@ -109,6 +110,55 @@ pub async fn unsubscribe(
     Params(p): Params<UnsubscribeParams>,
 ) -> ApiResult<Success> {
     let result = subscriptions::unsubscribe(&ctx, me, p.names, p.principals).await?;
+    Ok(Success::from_fields(result))
+}
+
+/// One entry of `add` in `PATCH /users/me/subscriptions` (a `color` is accepted and ignored: new
+/// subscriptions get a color picked by the server).
+#[derive(Debug, Deserialize)]
+struct AddEntry {
+    name: String,
+    #[serde(default)]
+    description: Option<String>,
+}
+
+/// `PATCH /users/me/subscriptions`.
+#[derive(Debug)]
+pub struct UpdateSubscriptionsParams {
+    add: Vec<ChannelRequest>,
+    delete: Vec<String>,
+}
+
+impl params::FromParams for UpdateSubscriptionsParams {
+    fn from_params(p: &mut ParamMap) -> Result<Self, RequestError> {
+        let add = p
+            .take::<Option<Json<Vec<AddEntry>>>>("add")?
+            .map(|Json(entries)| entries)
+            .unwrap_or_default();
+        let delete = p
+            .take::<Option<Json<Vec<String>>>>("delete")?
+            .map(|Json(names)| names)
+            .unwrap_or_default();
+        Ok(UpdateSubscriptionsParams {
+            add: add
+                .into_iter()
+                .map(|e| ChannelRequest {
+                    name: e.name,
+                    description: e.description,
+                })
+                .collect(),
+            delete,
+        })
+    }
+}
+
+/// PATCH /users/me/subscriptions — join the channels of `add` and leave those of `delete` at once.
+pub async fn update(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    Params(p): Params<UpdateSubscriptionsParams>,
+) -> ApiResult<Success> {
+    let result = subscriptions::update_subscriptions(&ctx, me, p.add, p.delete).await?;
     Ok(Success::from_fields(result))
 }
 

@@ -1,0 +1,1 @@
+DROP TABLE push_device_tokens;
