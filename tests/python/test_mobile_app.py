@@ -53,7 +53,7 @@ import requests
 
 import checks
 import mobile_app_model as model
-from checks import check, finish, free_port
+from checks import Server, check, finish, free_port
 
 # What the app sends as User-Agent (ApiConnection.addUserAgent), and its override for sending.
 APP_USER_AGENT = "ZulipFlutter/30.0.262+262 (Android 14)"
@@ -94,52 +94,6 @@ def app_encode(params):
     return out
 
 
-class Server:
-    def __init__(self, parley, data_dir, port, database_url, log_path):
-        self.command = [parley, "--data-dir", data_dir, "--bind", f"127.0.0.1:{port}",
-                        "--heartbeat-seconds", str(HEARTBEAT_SECONDS)]
-        if database_url:
-            self.command += ["--database-url", database_url]
-        self.port = port
-        self.log_path = log_path
-        self.proc = None
-
-    def start(self):
-        env = dict(os.environ, PARLEY_LOG=os.environ.get("PARLEY_LOG", "warn"))
-        env.pop("DATABASE_URL", None)
-        with open(self.log_path, "ab") as log:
-            self.proc = subprocess.Popen(self.command, env=env, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"parley exited early: {self.proc.returncode}\n{self.log_tail()}")
-            try:
-                # /health answers once start-up is done (the port is bound before it)
-                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/health", timeout=2).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("parley did not start")
-
-    def stop(self):
-        if self.proc is None or self.proc.poll() is not None:
-            return self.proc.returncode if self.proc else None
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            return None
-
-    def log_tail(self, n=40):
-        try:
-            with open(self.log_path, "rb") as f:
-                return b"\n".join(f.read().splitlines()[-n:]).decode(errors="replace")
-        except OSError:
-            return ""
-
-
 def read_zuliprc(path):
     values = {}
     for line in open(path, encoding="utf-8"):
@@ -147,6 +101,8 @@ def read_zuliprc(path):
             key, _, value = line.partition("=")
             values[key.strip()] = value.strip()
     return values
+
+
 
 
 class Plain:
@@ -816,7 +772,8 @@ def main():
     with tempfile.TemporaryDirectory() as data_dir, tempfile.TemporaryDirectory() as log_dir:
         port = free_port()
         site = f"http://127.0.0.1:{port}"
-        server = Server(args.parley, data_dir, port, args.database_url, os.path.join(log_dir, "parley.log"))
+        server = Server(args.parley, data_dir, port, args.database_url, os.path.join(log_dir, "parley.log"),
+                        extra_args=("--heartbeat-seconds", str(HEARTBEAT_SECONDS)))
         try:
             server.start()
             run(site, os.path.join(data_dir, "owner.zuliprc"))

@@ -31,7 +31,7 @@ import traceback
 import requests
 import zulip
 
-from checks import check, finish, free_port
+from checks import Server, check, finish, free_port
 
 
 EVENT_TYPES = ["message", "update_message", "reaction", "subscription", "typing"]
@@ -46,59 +46,6 @@ def wait_until(predicate, timeout, step=0.05):
             return True
         time.sleep(step)
     return predicate()
-
-
-class Server:
-    """One parley process; start() again on the same data dir and port after stop()."""
-
-    def __init__(self, parley, data_dir, port, database_url, log_path):
-        self.command = [
-            parley, "--data-dir", data_dir, "--bind", f"127.0.0.1:{port}",
-            "--heartbeat-seconds", str(HEARTBEAT_SECONDS),
-            "--queue-timeout-seconds", str(QUEUE_TIMEOUT_SECONDS),
-        ]
-        if database_url:
-            self.command += ["--database-url", database_url]
-        self.port = port
-        self.log_path = log_path
-        self.proc = None
-
-    def start(self):
-        env = dict(os.environ, PARLEY_LOG=os.environ.get("PARLEY_LOG", "warn"))
-        env.pop("DATABASE_URL", None)
-        log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(self.command, env=env, stdout=log, stderr=subprocess.STDOUT)
-        log.close()
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"parley exited early: {self.proc.returncode}\n{self.log_tail()}")
-            try:
-                # /health answers once start-up is done (the port is bound before it)
-                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/health", timeout=2).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("parley did not start")
-
-    def stop(self):
-        """SIGTERM; returns the exit code (None if it had to be killed)."""
-        if self.proc is None or self.proc.poll() is not None:
-            return self.proc.returncode if self.proc else None
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            return None
-
-    def log_tail(self, n=40):
-        try:
-            with open(self.log_path, "rb") as f:
-                return b"\n".join(f.read().splitlines()[-n:]).decode(errors="replace")
-        except OSError:
-            return ""
 
 
 class Listener:
@@ -440,7 +387,8 @@ def main():
     with tempfile.TemporaryDirectory() as data_dir, tempfile.TemporaryDirectory() as log_dir:
         port = free_port()
         site = f"http://127.0.0.1:{port}"
-        server = Server(args.parley, data_dir, port, args.database_url, os.path.join(log_dir, "parley.log"))
+        server = Server(args.parley, data_dir, port, args.database_url, os.path.join(log_dir, "parley.log"),
+                        extra_args=("--heartbeat-seconds", str(HEARTBEAT_SECONDS), "--queue-timeout-seconds", str(QUEUE_TIMEOUT_SECONDS)))
         try:
             server.start()
             run(server, data_dir, site)
