@@ -52,3 +52,21 @@ zulip-term:
 bench messages="100000":
     BENCH_MESSAGES={{messages}} cargo bench -p parley-tests --bench messages
     cargo bench -p parley-markdown --bench render
+
+# Rebuild the web client's bundle (web/src -> web/dist, committed).
+web-build:
+    cd web && npm ci --no-audit --no-fund && npm run build
+
+# The web client in the system's Chromium (Playwright for Python, no browser download).
+web-test:
+    cargo build --bin parley
+    python3 -m venv target/web-venv
+    target/web-venv/bin/pip install --quiet playwright==1.65.2
+    target/web-venv/bin/python tests/browser/test_web_client.py --parley target/debug/parley
+
+# Web client: compressed bundle size and the first screen of messages with BENCH_MESSAGES (default 100000).
+bench-web messages="100000":
+    cargo build --release --bin parley
+    python3 -m venv target/web-venv
+    target/web-venv/bin/pip install --quiet playwright==1.65.2
+    target/web-venv/bin/python tests/browser/bench_first_screen.py --parley target/release/parley --messages {{messages}}

@@ -8,7 +8,14 @@ let loading = null;
 /** Loads the table once; `store.emojiNames` becomes [{name, code, type}] sorted by name. */
 export function loadEmoji() {
   if (loading) return loading;
-  const url = store.serverEmojiUrl || "/static/generated/emoji/emoji_api.json";
+  // the path only: the page is on this server, whose configured external URL may differ from the
+  // address the browser used (a proxy, 127.0.0.1 against localhost)
+  let url = "/static/generated/emoji/emoji_api.json";
+  try {
+    if (store.serverEmojiUrl) url = new URL(store.serverEmojiUrl, location.href).pathname;
+  } catch {
+    // keep the default
+  }
   loading = fetch(url, { credentials: "same-origin" })
     .then((r) => r.json())
     .then((data) => {

@@ -39,7 +39,10 @@ export function startEvents({ onRegister, onEvents, onStatus }) {
       try {
         if (!queueId) await register();
         controller = new AbortController();
-        const answer = await api.get("/events", { queue_id: queueId, last_event_id: lastEventId }, { signal: controller.signal });
+        // after a failure, a non-blocking poll first: it tells at once whether the server is back
+        // (a blocking one would only answer at the next event or heartbeat)
+        const params = { queue_id: queueId, last_event_id: lastEventId, dont_block: failures > 0 || undefined };
+        const answer = await api.get("/events", params, { signal: controller.signal });
         if (failures) onStatus("connected");
         failures = 0;
         const events = answer.events || [];

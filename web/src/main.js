@@ -20,6 +20,7 @@ startEvents({
     loadRegister(state, pageParams.user_id);
     applyTheme(store.settings.color_scheme);
     if (first) {
+      root.textContent = "";
       render(html`<${App} />`, root);
       startRouter();
       startPresence();

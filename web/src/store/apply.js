@@ -92,26 +92,28 @@ function onReaction(event) {
 }
 
 function onSubscription(event) {
-  if (event.op === "add")
+  if (event.op === "add") {
     for (const s of event.subscriptions) {
       store.subs.set(s.stream_id, s);
       store.streams.set(s.stream_id, s);
     }
-  else if (event.op === "remove") for (const s of event.subscriptions) store.subs.delete(s.stream_id);
-  else if (event.op === "update") {
+  } else if (event.op === "remove") {
+    for (const s of event.subscriptions) store.subs.delete(s.stream_id);
+  } else if (event.op === "update") {
     const sub = store.subs.get(event.stream_id);
     if (sub) sub[event.property] = event.value;
   }
 }
 
 function onStream(event) {
-  if (event.op === "create") for (const s of event.streams) if (!store.streams.has(s.stream_id)) store.streams.set(s.stream_id, s);
-  else if (event.op === "delete")
+  if (event.op === "create") {
+    for (const s of event.streams) if (!store.streams.has(s.stream_id)) store.streams.set(s.stream_id, s);
+  } else if (event.op === "delete") {
     for (const s of event.streams) {
       store.streams.delete(s.stream_id);
       store.subs.delete(s.stream_id);
     }
-  else if (event.op === "update") {
+  } else if (event.op === "update") {
     for (const obj of [store.streams.get(event.stream_id), store.subs.get(event.stream_id)])
       if (obj) obj[event.property] = event.value;
   }
@@ -167,8 +169,9 @@ const HANDLERS = {
     store.realmEmoji = event.realm_emoji;
   },
   drafts(event) {
-    if (event.op === "add") for (const d of event.drafts) store.drafts.set(d.id, d);
-    else if (event.op === "update") store.drafts.set(event.draft.id, event.draft);
+    if (event.op === "add") {
+      for (const d of event.drafts) store.drafts.set(d.id, d);
+    } else if (event.op === "update") store.drafts.set(event.draft.id, event.draft);
     else if (event.op === "remove") store.drafts.delete(event.draft_id);
   },
 };

@@ -63,7 +63,7 @@ function onKeyDown(event) {
       break;
     case "/":
       event.preventDefault();
-      document.getElementById("search-input")?.focus();
+      document.getElementById("search-input")?.select();
       break;
     case "ArrowDown":
     case "j":
