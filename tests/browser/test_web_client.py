@@ -206,6 +206,27 @@ def run(site, data_dir, server, args):
         step("bea replies to the DM with r", bea_replies)
         step("owner sees the DM reply live", lambda: message_locator(a, "Hello back, privately").wait_for())
 
+        def typing_and_draft():
+            a.locator("body").press("x")
+            a.locator("#compose-content").press_sequentially("a draft about the", delay=30)
+            b.locator(".typing-notice", has_text="is typing").wait_for()
+            a.wait_for_selector(".compose :text('Draft saved')")
+            drafts = api(site, owner, "GET", "/drafts")["drafts"]
+            return any(d["content"] == "a draft about the" for d in drafts) or drafts
+        step("typing is shown to the other side; the draft is kept on the server", typing_and_draft)
+
+        def mention_typeahead():
+            a.locator("#compose-content").press_sequentially(" @Bea", delay=30)
+            a.locator("#compose-suggest li", has_text="Bea Browser").wait_for()
+            a.locator("#compose-content").press("Enter")
+            value = a.input_value("#compose-content")
+            a.keyboard.press("Control+Enter")
+            message_locator(b, "a draft about the").and_(b.locator(".message.mentioned")).wait_for()
+            return "@**Bea Browser**" in value or value
+        step("@ typeahead inserts a mention; the other side sees it highlighted", mention_typeahead)
+        step("the typing notice ends with the message",
+             lambda: b.locator(".typing-notice", has_text="is typing").wait_for(state="detached"))
+
         def bea_reacts():
             b.goto(f"{site}/#narrow/channel/{channel_id}-browser-tests/topic/lunch")
             msg = message_locator(b, "Who is coming to lunch?")
@@ -260,6 +281,38 @@ def run(site, data_dir, server, args):
         step("bea sees the image inline too", lambda: (
             b.goto(f"{site}/#narrow/channel/{channel_id}-browser-tests/topic/pictures"),
             b.locator(".message-content .message_inline_image img").first.wait_for()))
+
+        def create_channel():
+            b.locator("button", has_text="Browse").click()
+            b.fill(".create-channel input >> nth=0", "made in the browser")
+            b.locator(".create-channel button[type=submit]").click()
+            b.locator("dialog .channel-browser li", has_text="made in the browser").locator("button", has_text="Unsubscribe").wait_for()
+            b.keyboard.press("Escape")
+            b.locator(".channels .nav-link", has_text="made in the browser").wait_for()
+        step("channel browser creates a channel and subscribes", create_channel)
+
+        def dark_theme():
+            a.goto(f"{site}/#settings/preferences")
+            a.select_option("#settings-theme", "2")
+            a.wait_for_function("document.documentElement.dataset.theme === 'dark'")
+            a.select_option("#settings-theme", "3")
+            a.wait_for_function("document.documentElement.dataset.theme === 'light'")
+            a.keyboard.press("Escape")
+            a.wait_for_selector(".settings-overlay", state="detached")
+        step("theme setting switches dark and light", dark_theme)
+
+        def phone():
+            ctx = browser.new_context(viewport={"width": 390, "height": 800}, storage_state=b_ctx.storage_state())
+            p = ctx.new_page()
+            p.set_default_timeout(TIMEOUT_MS)
+            p.goto(f"{site}/#narrow/channel/{channel_id}-browser-tests")
+            p.wait_for_selector(".message")
+            hidden = not p.locator(".left-sidebar").is_visible()
+            p.locator("button[aria-label='Show channels']").click()
+            shown = p.locator(".left-sidebar").is_visible()
+            ctx.close()
+            return (hidden and shown) or (hidden, shown)
+        step("phone-sized screen: channels behind a button", phone)
 
         # a restart with both pages open: the same pages keep working
         def restart():
