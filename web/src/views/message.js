@@ -10,7 +10,9 @@ import { selection, replyToSelected } from "./messages.js";
 
 function Avatar({ message }) {
   const url = message.avatar_url || store.users.get(message.sender_id)?.avatar_url;
-  if (url) return html`<img class="avatar" src=${url} alt="" width="36" height="36" loading="lazy" />`;
+  const [failed, setFailed] = useState(false);
+  // an avatar that cannot load (an external Gravatar while offline) falls back to initials
+  if (url && !failed) return html`<img class="avatar" src=${url} alt="" width="36" height="36" loading="lazy" onError=${() => setFailed(true)} />`;
   return html`<span class="avatar avatar-initials" aria-hidden="true">${initials(message.sender_full_name)}</span>`;
 }
 
