@@ -311,7 +311,7 @@ ${b.operand}`:c?R([].concat(c.operand),i.me.user_id):null,w=f?fn(f):[];return m`
           ${Object.entries(_t).map(([s,r])=>m`<option value=${s}>${r}</option>`)}
         </select></td>
       <td>${o.user_id===i.me.user_id?null:o.is_active===!1?m`<button type="button" onClick=${()=>e(()=>I(`/users/${o.user_id}/reactivate`))}>Reactivate</button>`:m`<button type="button" class="danger" onClick=${()=>confirm(`Deactivate ${o.full_name}?`)&&e(()=>U(`/users/${o.user_id}`))}>Deactivate</button>`}</td>
-    </tr>`)}</tbody></table></section>`}function Xo(){let[e,t]=$([]),[n,o]=$(""),[s,r]=$(400),[a,l]=$(null),[u,h]=X(),[p,y]=X(),b=()=>A("/invites").then(d=>t(d.invites||[]),()=>{});j(()=>{b()},[]);let c=[...i.subs.keys()],f=()=>u(async()=>{let d=await I("/invites/multiuse",{invite_as:s,stream_ids:c,invite_expires_in_minutes:10080});l(d.invite_link),b()},"Link created."),w=d=>{d.preventDefault(),p(async()=>{try{await I("/invites",{invitee_emails:n,invite_as:s,stream_ids:c,invite_expires_in_minutes:10080})}catch(x){throw x.status===404?new Error(`Email invitations are not available on this server (${x.message})`):x}o(""),b()},"Invitations sent.")};return m`<section aria-labelledby="inv-h"><h2 id="inv-h">Invitations</h2>
+    </tr>`)}</tbody></table></section>`}function Xo(){let[e,t]=$([]),[n,o]=$(""),[s,r]=$(400),[a,l]=$(null),[u,h]=X(),[p,y]=X(),b=()=>A("/invites").then(d=>t(d.invites||[]),()=>{});j(()=>{b()},[]);let c=[...i.subs.keys()],f=()=>u(async()=>{let d=await I("/invites/multiuse",{invite_as:s,stream_ids:c,invite_expires_in_minutes:10080});l(d.invite_link),b()},"Link created."),w=d=>{d.preventDefault(),p(async()=>{try{await I("/invites",{invitee_emails:n,invite_as:s,stream_ids:c,invite_expires_in_minutes:10080})}catch(x){throw x.status===404||x.status===405?new Error(`Email invitations are not available on this server (${x.message})`):x}o(""),b()},"Invitations sent.")};return m`<section aria-labelledby="inv-h"><h2 id="inv-h">Invitations</h2>
     <label>Invite as <select value=${s} onChange=${d=>r(Number(d.target.value))}>
       ${Object.entries(_t).filter(([d])=>d!=="100").map(([d,x])=>m`<option value=${d}>${x}</option>`)}
     </select></label>
@@ -320,7 +320,7 @@ ${b.operand}`:c?R([].concat(c.operand),i.me.user_id):null,w=f?fn(f):[];return m`
       <button type="submit" disabled=${!n.trim()}>Send invitations</button>${y}
     </form>
     <p><button type="button" onClick=${f}>Create a reusable invitation link</button></p>${h}
-    ${a?m`<p><label>Link <input readonly value=${a} onFocus=${d=>d.target.select()} /></label></p>`:null}
+    ${a?m`<p><label>Link <input class="wide-input" readonly value=${a} onFocus=${d=>d.target.select()} /></label></p>`:null}
     <h3>Open invitations</h3>
     <ul class="invites">${e.map(d=>m`<li key=${d.id}>
       ${d.is_multiuse?m`Link ${d.link_url}`:d.email} (${_t[d.invited_as]||d.invited_as})

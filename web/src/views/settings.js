@@ -139,7 +139,8 @@ function Invitations() {
       try {
         await api.post("/invites", { invitee_emails: emails, invite_as: role, stream_ids: defaultStreams, invite_expires_in_minutes: 10080 });
       } catch (error) {
-        if (error.status === 404) throw new Error(`Email invitations are not available on this server (${error.message})`);
+        // a server without email invitations answers 404 (or 405: GET /invites exists)
+        if (error.status === 404 || error.status === 405) throw new Error(`Email invitations are not available on this server (${error.message})`);
         throw error;
       }
       setEmails("");
@@ -155,7 +156,7 @@ function Invitations() {
       <button type="submit" disabled=${!emails.trim()}>Send invitations</button>${emailStatus}
     </form>
     <p><button type="button" onClick=${createLink}>Create a reusable invitation link</button></p>${status}
-    ${link ? html`<p><label>Link <input readonly value=${link} onFocus=${(e) => e.target.select()} /></label></p>` : null}
+    ${link ? html`<p><label>Link <input class="wide-input" readonly value=${link} onFocus=${(e) => e.target.select()} /></label></p>` : null}
     <h3>Open invitations</h3>
     <ul class="invites">${invites.map((i) => html`<li key=${i.id}>
       ${i.is_multiuse ? html`Link ${i.link_url}` : i.email} (${ROLES[i.invited_as] || i.invited_as})
