@@ -35,7 +35,10 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
 def api(site, creds, method, path, data=None):
     body = urllib.parse.urlencode(data or {}).encode() if method != "GET" else None
-    req = urllib.request.Request(f"{site}/api/v1{path}", data=body, method=method)
+    url = f"{site}/api/v1{path}"
+    if method == "GET" and data:
+        url += "?" + urllib.parse.urlencode(data)
+    req = urllib.request.Request(url, data=body, method=method)
     token = base64.b64encode(f"{creds[0]}:{creds[1]}".encode()).decode()
     req.add_header("Authorization", f"Basic {token}")
     with urllib.request.urlopen(req, timeout=60) as r:

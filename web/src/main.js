@@ -5,13 +5,21 @@ import { html, render } from "./ui.js";
 import { pageParams } from "./api.js";
 import { store, changed, loadRegister } from "./store/index.js";
 import { applyEvents } from "./store/apply.js";
-import { catchUp } from "./store/messages.js";
+import { catchUp, openNarrow } from "./store/messages.js";
+import { hashToNarrow } from "./narrow.js";
 import { startEvents } from "./events.js";
 import { startRouter } from "./router.js";
 import { startPresence } from "./presence.js";
 import { applyTheme } from "./theme.js";
 import { loadEmoji } from "./emoji.js";
 import { App } from "./views/app.js";
+
+// The first screen waits for two requests: POST /register and GET /messages. The narrow is known from
+// the address bar before the register answer, so both go out at once; messages that arrive between
+// the two are fetched again after the register (catchUp), so none is missed.
+const hash = window.location.hash;
+const early = !hash || hash === "#feed" ? [] : hashToNarrow(hash);
+if (early) openNarrow(early);
 
 const root = document.getElementById("app") || document.body.appendChild(document.createElement("div"));
 
@@ -23,6 +31,7 @@ startEvents({
       root.textContent = "";
       render(html`<${App} />`, root);
       startRouter();
+      catchUp();
       startPresence();
       loadEmoji();
     } else {

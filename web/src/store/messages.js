@@ -48,6 +48,7 @@ const fetchParams = (narrow, extra) => ({
 /** Opens a narrow: first unread (or newest) message and the pages around it. */
 export async function openNarrow(narrow) {
   const gen = ++generation;
+  const beforeRegister = !store.ready;
   store.view = newView(narrow);
   changed();
   try {
@@ -59,6 +60,8 @@ export async function openNarrow(narrow) {
     view.foundNewest = answer.found_newest;
     view.anchorId = answer.anchor;
     view.loading = false;
+    // fetched before the event queue existed: what arrived in between is fetched now
+    if (beforeRegister && store.ready) queueMicrotask(catchUp);
   } catch (error) {
     if (gen !== generation) return;
     store.view.loading = false;
