@@ -265,6 +265,22 @@ def run(site, data_dir, server, args):
         step("search with operators narrows to the match", search)
         step("back button returns to the topic", lambda: (a.go_back(), a.wait_for_selector(".narrow-title:has-text('> lunch')")))
 
+        def star_and_resolve():
+            msg = message_locator(a, "Who is coming to dinner?")
+            msg.hover()
+            msg.locator("button[aria-label='Star']").click()
+            msg.locator(".star-mark").wait_for()
+            msg.hover()
+            msg.locator("button[aria-label='Move']").click()
+            a.locator("dialog button", has_text="Mark resolved").click()
+            a.locator("dialog button[type=submit]").click()
+            a.wait_for_selector("dialog", state="detached")
+            a.locator(".topics .nav-link.resolved", has_text="lunch").wait_for()
+        step("owner stars a message and resolves the topic (move dialog)", star_and_resolve)
+        step("bea's topic list marks the topic resolved ✔", lambda: (
+            b.goto(f"{site}/#narrow/channel/{channel_id}-browser-tests"),
+            b.locator(".topics .nav-link.resolved .resolved-mark").first.wait_for()))
+
         def upload():
             a.goto(f"{site}/#narrow/channel/{channel_id}-browser-tests/topic/pictures")
             a.locator("body").press("c")
@@ -326,6 +342,17 @@ def run(site, data_dir, server, args):
             message_locator(b, "Still here after the restart").wait_for(timeout=40000)
             return message_locator(b, "Still here after the restart").count() == 1
         step("after the restart the same page keeps chatting (seen once)", chat_after_restart)
+
+        def delete():
+            compose_to_channel(a, channel_id, "pictures", "A message to delete")
+            msg = message_locator(a, "A message to delete")
+            message_locator(b, "A message to delete").wait_for()
+            msg.hover()
+            msg.locator("button[aria-label='Delete']").click()
+            a.locator("dialog button.danger", has_text="Delete").click()
+            msg.wait_for(state="detached")
+            message_locator(b, "A message to delete").wait_for(state="detached")
+        step("owner deletes a message; it goes for bea too", delete)
 
         def sign_out():
             a.click("button:has-text('Sign out')")

@@ -89,9 +89,10 @@ export function App() {
     return () => document.removeEventListener("keydown", onKeyDown);
   }, []);
   const title = route.kind === "narrow" ? narrowTitle(route.narrow, store) : "Settings";
+  const unread = store.ready ? store.unreads.where.size : 0;
   useEffect(() => {
-    document.title = `${title} - ${store.realm.name || "Parley"}`;
-  }, [title, store.realm.name]);
+    document.title = `${unread ? `(${unread}) ` : ""}${title} - ${store.realm.name || "Parley"}`;
+  }, [title, unread, store.realm.name]);
   if (!store.ready) return html`<p class="loading" role="status">Loading…</p>`;
   const cls = ["app", layout.left ? "show-left" : "", layout.right ? "show-right" : ""].join(" ");
   return html`
