@@ -298,6 +298,28 @@ def run(site, data_dir, server, args):
             b.goto(f"{site}/#narrow/channel/{channel_id}-browser-tests/topic/pictures"),
             b.locator(".message-content .message_inline_image img").first.wait_for()))
 
+        def paste_and_drop():
+            a.locator("body").press("c")
+            a.select_option("#compose-channel", str(channel_id))
+            a.fill("#compose-topic", "pictures")
+            make = """(name) => { const dt = new DataTransfer();
+                const c = document.createElement('canvas'); c.width = 30; c.height = 20;
+                const g = c.getContext('2d'); g.fillStyle = '#2a6'; g.fillRect(0, 0, 30, 20);
+                const bytes = Uint8Array.from(atob(c.toDataURL('image/png').split(',')[1]), ch => ch.charCodeAt(0));
+                dt.items.add(new File([bytes], name, {type: 'image/png'})); return dt; }"""
+            pasted = a.evaluate_handle(make, "pasted.png")
+            a.evaluate("(dt) => document.querySelector('#compose-content').dispatchEvent("
+                       "new ClipboardEvent('paste', {clipboardData: dt, bubbles: true, cancelable: true}))", pasted)
+            dropped = a.evaluate_handle(make, "dropped.png")
+            a.dispatch_event("form.compose", "drop", {"dataTransfer": dropped})
+            a.wait_for_function("(v => v.includes('[pasted.png](/user_uploads/') && v.includes('[dropped.png](/user_uploads/'))"
+                                "(document.querySelector('#compose-content').value)")
+            a.click(".compose button[type=submit]")
+            msg = message_locator(a, "pasted.png")
+            msg.wait_for()
+            msg.locator(".message_inline_image img >> nth=1").wait_for()
+        step("an image pasted and one dropped on the compose box are uploaded and shown inline", paste_and_drop)
+
         def create_channel():
             b.locator("button", has_text="Browse").click()
             b.fill(".create-channel input >> nth=0", "made in the browser")

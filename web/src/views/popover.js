@@ -4,11 +4,12 @@ import { html, useEffect, useRef, useState } from "../ui.js";
 import { store, changed } from "../store/index.js";
 import { searchEmoji, emojiChar, QUICK, loadEmoji } from "../emoji.js";
 
-let popover = null; // {kind, anchor, onPick}
+let popover = null; // {kind, anchor, onPick, id}
+let opened = 0;
 
 export function openEmojiPicker(anchor, onPick) {
   loadEmoji();
-  popover = { kind: "emoji", anchor, onPick };
+  popover = { kind: "emoji", anchor, onPick, id: ++opened };
   changed();
 }
 
@@ -71,6 +72,6 @@ function EmojiPicker({ anchor, onPick }) {
 
 export function Popovers() {
   if (!popover) return null;
-  if (popover.kind === "emoji") return html`<${EmojiPicker} key=${Math.random()} anchor=${popover.anchor} onPick=${popover.onPick} />`;
+  if (popover.kind === "emoji") return html`<${EmojiPicker} key=${popover.id} anchor=${popover.anchor} onPick=${popover.onPick} />`;
   return null;
 }
