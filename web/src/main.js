@@ -12,6 +12,7 @@ import { startRouter } from "./router.js";
 import { startPresence } from "./presence.js";
 import { applyTheme } from "./theme.js";
 import { loadEmoji } from "./emoji.js";
+import { startNotifications } from "./notifications.js";
 import { App } from "./views/app.js";
 
 // The first screen waits for two requests: POST /register and GET /messages. The narrow is known from
@@ -34,6 +35,7 @@ startEvents({
       catchUp();
       startPresence();
       loadEmoji();
+      startNotifications();
     } else {
       // a new queue: the events in between are lost, so re-read what the narrow shows
       catchUp();

@@ -4,6 +4,7 @@ import { html, useEffect, useState } from "../ui.js";
 import * as api from "../api.js";
 import { store } from "../store/index.js";
 import { goHash, goNarrow, route } from "../router.js";
+import { askPermission, notificationsAllowed } from "../notifications.js";
 
 const ROLES = { 100: "Owner", 200: "Administrator", 300: "Moderator", 400: "Member", 600: "Guest" };
 
@@ -78,7 +79,11 @@ function Preferences() {
 }
 
 function Notifications() {
+  const [, setPermission] = useState(null);
   return html`<section aria-labelledby="notif-h"><h2 id="notif-h">Notifications</h2>
+    ${notificationsAllowed()
+      ? html`<p class="muted">This browser may show desktop notifications.</p>`
+      : html`<p><button type="button" onClick=${() => askPermission().then(setPermission)}>Allow desktop notifications in this browser</button></p>`}
     <${Toggle} name="enable_desktop_notifications" label="Desktop notifications for channel messages" />
     <${Toggle} name="enable_sounds" label="Sounds" />
     <${Toggle} name="enable_offline_email_notifications" label="Email me about direct messages and mentions while I am away" />
