@@ -56,8 +56,11 @@ function onKeyDown(event) {
       openCompose({ type: "dm", userIds: dm ? [].concat(dm.operand) : [], focus: dm ? "content" : "to" });
       break;
     }
-    case "r":
     case "Enter":
+      // Enter on a focused link or button is theirs
+      if (event.target.closest("a, button")) return;
+    // falls through
+    case "r":
       event.preventDefault();
       replyToSelected();
       break;
