@@ -55,7 +55,7 @@ bench messages="100000":
 
 # Rebuild the web client's bundle (web/src -> web/dist, committed).
 web-build:
-    cd web && npm ci --no-audit --no-fund && npm run build
+    cd web && npm ci --no-audit --no-fund && npm test && npm run build
 
 # The web client in the system's Chromium (Playwright for Python, no browser download).
 web-test:
