@@ -186,7 +186,8 @@ export function Settings({ kind, page }) {
         <nav aria-label="Settings pages"><ul>
           ${Object.entries(PAGES.settings).map(([key, [label]]) => html`<li><a href="#settings/${key}" aria-current=${kind === "settings" && page === key ? "page" : undefined}>${label}</a></li>`)}
           ${store.isAdmin() ? Object.entries(PAGES.organization).map(([key, [label]]) => html`<li><a href="#organization/${key}" aria-current=${kind === "organization" && page === key ? "page" : undefined}>${label}</a></li>`) : null}
-        </ul></nav>
+        </ul>
+        <button type="button" class="link-button sign-out" onClick=${api.logout}>Sign out</button></nav>
         <div class="settings-page"><${Page} /></div>
       </div>
     </div></div>`;
