@@ -377,7 +377,7 @@ def run(site, data_dir, server, args):
         step("owner deletes a message; it goes for bea too", delete)
 
         def sign_out():
-            a.click("button:has-text('Sign out')")
+            a.locator("header button", has_text="Sign out").click()
             a.wait_for_url("**/login/**")
             a.goto(f"{site}/")
             a.wait_for_url("**/login/**")
