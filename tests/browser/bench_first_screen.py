@@ -116,7 +116,7 @@ def main():
     rc.read(os.path.join(data_dir, "owner.zuliprc"))
     owner = (rc["api"]["email"], rc["api"]["key"])
     with open(os.path.join(data_dir, "owner-password.txt")) as f:
-        password = f.read().strip().splitlines()[-1].strip()
+        password = f.read().strip().splitlines()[0].strip()  # the first line; comments follow
     owner_id = api(site, owner, "GET", "/users/me")["user_id"]
     api(site, owner, "POST", "/users/me/subscriptions", {"subscriptions": json.dumps([{"name": "bench"}])})
     channel_id = api(site, owner, "GET", "/get_stream_id", {"stream": "bench"})["stream_id"]
@@ -132,7 +132,7 @@ def main():
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=args.chromium, args=["--no-sandbox", "--disable-gpu"])
-            login_ctx = browser.new_context()
+            login_ctx = browser.new_context(bypass_csp=True)
             page = login_ctx.new_page()
             page.goto(f"{site}/login/")
             page.fill("input[name=username]", owner[0])
@@ -142,7 +142,7 @@ def main():
             state = login_ctx.storage_state()
             login_ctx.close()
             for run in range(args.runs + 1):
-                ctx = browser.new_context(storage_state=state, viewport={"width": 1280, "height": 800})
+                ctx = browser.new_context(bypass_csp=True, storage_state=state, viewport={"width": 1280, "height": 800})
                 page = ctx.new_page()
                 page.goto(f"{site}/#narrow/channel/{channel_id}-bench")
                 page.wait_for_selector(".message", timeout=30000)

@@ -129,7 +129,7 @@ def run(site, data_dir, server, args):
     rc.read(os.path.join(data_dir, "owner.zuliprc"))
     owner = (rc["api"]["email"], rc["api"]["key"])
     with open(os.path.join(data_dir, "owner-password.txt")) as f:
-        owner_password = f.read().strip().splitlines()[-1].strip()
+        owner_password = f.read().strip().splitlines()[0].strip()  # the first line; comments follow
     made = api(site, owner, "POST", "/users", {"email": "bea@parley.local", "password": "bea-password-1", "full_name": "Bea Browser"})
     check("second user created", made.get("result") == "success", made)
     bea_id = made.get("user_id")
@@ -143,8 +143,8 @@ def run(site, data_dir, server, args):
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=args.chromium, headless=not args.headed,
                                      args=["--no-sandbox", "--disable-gpu"])
-        a_ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-        b_ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+        a_ctx = browser.new_context(bypass_csp=True, viewport={"width": 1280, "height": 800})
+        b_ctx = browser.new_context(bypass_csp=True, viewport={"width": 1280, "height": 800})
         a = a_ctx.new_page()
         b = b_ctx.new_page()
         a.set_default_timeout(TIMEOUT_MS)
@@ -340,7 +340,7 @@ def run(site, data_dir, server, args):
         step("theme setting switches dark and light", dark_theme)
 
         def phone():
-            ctx = browser.new_context(viewport={"width": 390, "height": 800}, storage_state=b_ctx.storage_state())
+            ctx = browser.new_context(bypass_csp=True, viewport={"width": 390, "height": 800}, storage_state=b_ctx.storage_state())
             p = ctx.new_page()
             p.set_default_timeout(TIMEOUT_MS)
             p.goto(f"{site}/#narrow/channel/{channel_id}-browser-tests")
