@@ -52,3 +52,16 @@ zulip-term:
 bench messages="100000":
     BENCH_MESSAGES={{messages}} cargo bench -p parley-tests --bench messages
     cargo bench -p parley-markdown --bench render
+
+# Three nodes on one fresh PostgreSQL database behind HAProxy (rolling restart, kill -9).
+cluster:
+    cargo build --bin parley
+    python3 -m venv target/ci-venv
+    target/ci-venv/bin/pip install --quiet zulip
+    psql -U root -d postgres -qc "DROP DATABASE IF EXISTS parley_cluster WITH (FORCE)"
+    psql -U root -d postgres -qc "CREATE DATABASE parley_cluster"
+    target/ci-venv/bin/python tests/python/test_cluster.py --parley target/debug/parley --database-url postgres://root@127.0.0.1/parley_cluster
+
+# send→event latency and sends/s with one and three nodes (needs PostgreSQL).
+bench-cluster:
+    BENCH_DATABASE_URL={{pg_url}} cargo bench -p parley-tests --bench cluster

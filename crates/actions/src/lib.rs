@@ -19,6 +19,7 @@ pub mod drafts;
 pub mod email_change;
 pub mod emoji_data;
 pub mod error;
+pub mod event_log;
 pub mod event_queues;
 pub mod file_store;
 pub mod health;

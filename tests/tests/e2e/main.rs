@@ -9,6 +9,7 @@ mod bots;
 mod calls;
 mod channel_folders;
 mod channels;
+mod cluster;
 mod drafts;
 mod events;
 mod events_channels;

@@ -1,6 +1,8 @@
 //! `POST /register`: creates an event queue and returns the snapshot of everything the client
-//! asked for. The queue is created and the snapshot read while no action may publish, so the
-//! snapshot plus the queue's events never miss or double a change.
+//! asked for. In one process, the queue is created and the snapshot read while no action may
+//! publish; with the event log, the snapshot is read at a log position and the queue receives
+//! the entries after it. Either way the snapshot plus the queue's events never miss or double
+//! a change.
 
 mod channel_state;
 mod config_state;
@@ -86,6 +88,22 @@ pub async fn do_register(
     request: RegisterRequest,
 ) -> ActionResult<Map<String, Value>> {
     let options = queue_options(&user, &request)?;
+    if let Some(log) = ctx.events.log() {
+        // The snapshot is read at a log position; the queue takes the entries after it.
+        let ctx2 = ctx.clone();
+        let (position, mut snapshot) = ctx
+            .db
+            .run(move |conn| {
+                parley_storage::event_log::at_snapshot(conn, |conn, position| {
+                    Ok::<_, ActionError>((position, fetch_snapshot(&ctx2, conn, &user, &request)?))
+                })
+            })
+            .await?;
+        let queue_id = log.register_after(options, position).await?;
+        snapshot.insert("queue_id".into(), queue_id.into());
+        snapshot.insert("last_event_id".into(), (-1).into());
+        return Ok(snapshot);
+    }
     // No action publishes between the queue's creation and the snapshot's read.
     let _exclusive = ctx.events.exclusive().await;
     let user_id = user.id;
