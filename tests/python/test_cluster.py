@@ -179,6 +179,20 @@ class Sender:
             time.sleep(0.01)
 
 
+def create_user(parley, database_url, data_dir, email):
+    """A member made with `parley create-user`; returns (email, api_key). Each sender has its
+    own account: the API allowance (200 requests a minute) is per user across all nodes."""
+    out = subprocess.run(
+        [parley, "create-user", "--email", email, "--full-name", email.split("@")[0],
+         "--database-url", database_url, "--data-dir", data_dir],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    fields = dict(
+        line.split("=", 1) for line in out.splitlines() if "=" in line
+    )
+    return fields["email"].strip(), fields["key"].strip()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--parley", required=True)
@@ -233,7 +247,10 @@ def main():
 
         # A rolling restart with clients connected.
         pollers = [Poller(site, email, key, "cluster") for _ in range(6)]
-        sender = Sender(site, email, key, "cluster", "rolling")
+        data0 = os.path.join(work, "node0")
+        rolling = create_user(args.parley, args.database_url, data0, "rolling@parley.test")
+        client.add_subscriptions([{"name": "cluster"}], principals=[rolling[0]])
+        sender = Sender(site, rolling[0], rolling[1], "cluster", "rolling")
         time.sleep(1)
         for i, node in enumerate(nodes):
             code = node.stop()
@@ -259,7 +276,11 @@ def main():
 
         # kill -9 during a send storm.
         pollers = [Poller(site, email, key, "cluster") for _ in range(6)]
-        senders = [Sender(site, email, key, "cluster", f"storm{i}") for i in range(3)]
+        stormers = [create_user(args.parley, args.database_url, data0, f"storm{i}@parley.test")
+                    for i in range(3)]
+        client.add_subscriptions([{"name": "cluster"}], principals=[u[0] for u in stormers])
+        senders = [Sender(site, u[0], u[1], "cluster", f"storm{i}")
+                   for i, u in enumerate(stormers)]
         time.sleep(1.5)
         victim = nodes[1]
         victim_id_prefixes = set()
