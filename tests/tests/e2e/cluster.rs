@@ -27,7 +27,7 @@ async fn the_log_never_shows_a_later_entry_before_an_earlier_one() {
     let Some(backend) = postgres() else { return };
     let app = TestApp::start(backend).await;
     let db = app.ctx.db.clone();
-    let start = db.run(|conn| event_log::head(conn)).await.unwrap();
+    let start = db.run(event_log::head).await.unwrap();
     // A: appends, then takes 300 ms to commit.
     let slow = {
         let db = db.clone();
