@@ -52,3 +52,12 @@ zulip-term:
 bench messages="100000":
     BENCH_MESSAGES={{messages}} cargo bench -p parley-tests --bench messages
     cargo bench -p parley-markdown --bench render
+
+# The write path at scale (issue 15), release build: seeds 1,000 users, 100 channels and
+# 1,000,000 messages, then measures sends (1 and 8 senders) beside the raw store's single-row
+# insert rate, send→event to 1,000 long-polls, register, search and pages. SQLite, then
+# PostgreSQL (database `parley_bench_scale` on the server of `pg`, re-created). Figures:
+# docs/benchmarks.md.
+bench-scale pg="postgres://root@127.0.0.1/postgres":
+    cargo bench -p parley-tests --bench scale
+    BENCH_DATABASE_URL={{pg}} cargo bench -p parley-tests --bench scale

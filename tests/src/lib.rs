@@ -103,7 +103,7 @@ pub struct TestApp {
     /// benchmarks turn it off so that they time the server alone.
     pub check_shapes: bool,
     caller: Caller,
-    _database: ScratchDatabase,
+    _database: Option<ScratchDatabase>,
 }
 
 /// Runs a test body once per available backend, each time against a fresh [`TestApp`].
@@ -175,7 +175,6 @@ impl TestApp {
         parley_actions::secrets::use_cheap_password_hashing();
         let database = scratch_database(&backend);
         let url = database.url.clone();
-        let realm = RealmAddress::parse("http://parley.test").unwrap();
         // Test databases need not survive a power loss: no fsync at every commit (the binary's
         // tests run the FULL default).
         let pool = PoolOptions {
@@ -183,6 +182,21 @@ impl TestApp {
             sqlite_synchronous: parley_storage::SqliteSynchronous::Normal,
             ..PoolOptions::default()
         };
+        TestApp::start_on(Some(database), url, backend, limits, engine, pool).await
+    }
+
+    /// The application on an empty database at `url` (a benchmark's, kept after the run) with
+    /// these pool options, organization and owner created.
+    pub async fn start_on(
+        database: Option<ScratchDatabase>,
+        url: parley_storage::DatabaseUrl,
+        backend: Backend,
+        limits: RateLimits,
+        engine: EngineConfig,
+        pool: PoolOptions,
+    ) -> TestApp {
+        parley_actions::secrets::use_cheap_password_hashing();
+        let realm = RealmAddress::parse("http://parley.test").unwrap();
         let ctx = parley_server::startup::connect(url, realm, pool)
             .await
             .expect("open test database")
