@@ -144,13 +144,16 @@ fn fresh_database(base: Option<&str>, dir: &std::path::Path) -> (Backend, Databa
             admin
                 .batch_execute("CREATE DATABASE parley_bench_scale")
                 .unwrap();
-            let (head, _) = base.rsplit_once('/').unwrap();
-            let url = format!("{head}/parley_bench_scale");
-            (
-                Backend::Postgres(base.to_owned()),
-                DatabaseUrl::parse(&url).unwrap(),
-                url,
-            )
+            // The same server and parameters (`sslmode`, say), another database.
+            let (path, query) = base.split_once('?').unwrap_or((base, ""));
+            let (head, _) = path.rsplit_once('/').unwrap();
+            let query = if query.is_empty() { String::new() } else { format!("?{query}") };
+            let url = DatabaseUrl::parse(&format!("{head}/parley_bench_scale{query}")).unwrap();
+            // pgbench connects as Parley does (with the `sslmode` Parley chose).
+            let DatabaseUrl::Postgres(text) = &url else {
+                unreachable!()
+            };
+            (Backend::Postgres(base.to_owned()), url.clone(), text.clone())
         }
     }
 }
