@@ -55,14 +55,80 @@ impl Rng {
 }
 
 const WORDS: &[&str] = &[
-    "release", "deploy", "review", "design", "budget", "lunch", "server", "client", "test",
-    "bug", "fix", "plan", "draft", "ticket", "issue", "merge", "branch", "build", "cache",
-    "query", "index", "table", "schema", "latency", "memory", "disk", "network", "router",
-    "screen", "mobile", "desktop", "browser", "search", "filter", "topic", "stream", "thread",
-    "reply", "answer", "question", "customer", "support", "sales", "market", "report", "chart",
-    "number", "figure", "coffee", "office", "remote", "travel", "holiday", "weekend", "monday",
-    "friday", "morning", "evening", "tomorrow", "yesterday", "today", "soon", "later", "great",
-    "thanks", "sorry", "please", "maybe", "agree", "think", "works", "broken", "ready", "done",
+    "release",
+    "deploy",
+    "review",
+    "design",
+    "budget",
+    "lunch",
+    "server",
+    "client",
+    "test",
+    "bug",
+    "fix",
+    "plan",
+    "draft",
+    "ticket",
+    "issue",
+    "merge",
+    "branch",
+    "build",
+    "cache",
+    "query",
+    "index",
+    "table",
+    "schema",
+    "latency",
+    "memory",
+    "disk",
+    "network",
+    "router",
+    "screen",
+    "mobile",
+    "desktop",
+    "browser",
+    "search",
+    "filter",
+    "topic",
+    "stream",
+    "thread",
+    "reply",
+    "answer",
+    "question",
+    "customer",
+    "support",
+    "sales",
+    "market",
+    "report",
+    "chart",
+    "number",
+    "figure",
+    "coffee",
+    "office",
+    "remote",
+    "travel",
+    "holiday",
+    "weekend",
+    "monday",
+    "friday",
+    "morning",
+    "evening",
+    "tomorrow",
+    "yesterday",
+    "today",
+    "soon",
+    "later",
+    "great",
+    "thanks",
+    "sorry",
+    "please",
+    "maybe",
+    "agree",
+    "think",
+    "works",
+    "broken",
+    "ready",
+    "done",
 ];
 
 /// The word about one message in five contains: the "common word" of the search figure.
@@ -147,13 +213,21 @@ fn fresh_database(base: Option<&str>, dir: &std::path::Path) -> (Backend, Databa
             // The same server and parameters (`sslmode`, say), another database.
             let (path, query) = base.split_once('?').unwrap_or((base, ""));
             let (head, _) = path.rsplit_once('/').unwrap();
-            let query = if query.is_empty() { String::new() } else { format!("?{query}") };
+            let query = if query.is_empty() {
+                String::new()
+            } else {
+                format!("?{query}")
+            };
             let url = DatabaseUrl::parse(&format!("{head}/parley_bench_scale{query}")).unwrap();
             // pgbench connects as Parley does (with the `sslmode` Parley chose).
             let DatabaseUrl::Postgres(text) = &url else {
                 unreachable!()
             };
-            (Backend::Postgres(base.to_owned()), url.clone(), text.clone())
+            (
+                Backend::Postgres(base.to_owned()),
+                url.clone(),
+                text.clone(),
+            )
         }
     }
 }
@@ -236,8 +310,7 @@ fn seed_history(
     unread_per_user: usize,
 ) {
     if let DbConn::Sqlite(_) = conn {
-        conn.batch_execute("PRAGMA synchronous = OFF")
-            .unwrap();
+        conn.batch_execute("PRAGMA synchronous = OFF").unwrap();
     }
     let structures = secondary_structures(conn);
     for s in &structures {
@@ -272,7 +345,11 @@ fn seed_history(
         if pick < dms_left {
             dms_left -= 1;
             // Mostly between neighbours, and one in ten involving the heavy user.
-            let a = if rng.below(10) == 0 { 0 } else { rng.below(users) };
+            let a = if rng.below(10) == 0 {
+                0
+            } else {
+                rng.below(users)
+            };
             let b = (a + 1 + rng.below(20)) % users;
             let (x, y) = (user_ids[a].min(user_ids[b]), user_ids[a].max(user_ids[b]));
             sql.push_str(&format!(
@@ -408,7 +485,16 @@ fn pg_raw(url: &str, dir: &std::path::Path, clients: usize, seconds: u64) -> f64
     )
     .unwrap();
     let output = std::process::Command::new("pgbench")
-        .args(["-n", "-c", &clients.to_string(), "-j", "2", "-T", &seconds.to_string(), "-f"])
+        .args([
+            "-n",
+            "-c",
+            &clients.to_string(),
+            "-j",
+            "2",
+            "-T",
+            &seconds.to_string(),
+            "-f",
+        ])
         .arg(&script)
         .arg(url)
         .output()
@@ -418,7 +504,12 @@ fn pg_raw(url: &str, dir: &std::path::Path, clients: usize, seconds: u64) -> f64
         .find(|l| l.starts_with("tps = "))
         .and_then(|l| l.split_whitespace().nth(2))
         .and_then(|t| t.parse().ok())
-        .unwrap_or_else(|| panic!("pgbench failed: {text} {}", String::from_utf8_lossy(&output.stderr)))
+        .unwrap_or_else(|| {
+            panic!(
+                "pgbench failed: {text} {}",
+                String::from_utf8_lossy(&output.stderr)
+            )
+        })
 }
 
 fn load_average() -> String {
@@ -581,7 +672,10 @@ async fn main() {
                             .param("type", "stream")
                             .param("to", format!("channel {channel}"))
                             .param("topic", format!("live {}", n % 7))
-                            .param("content", format!("live message {n} about the **release** {COMMON}"))
+                            .param(
+                                "content",
+                                format!("live message {n} about the **release** {COMMON}"),
+                            )
                             .send()
                             .await
                             .success();
@@ -604,7 +698,10 @@ async fn main() {
             100.0 * rate / base,
             recipients.get() as f64 / samples.len() as f64
         );
-        summary(&format!("  POST /messages latency at {senders} senders"), samples);
+        summary(
+            &format!("  POST /messages latency at {senders} senders"),
+            samples,
+        );
     }
     sampling.set(false);
     let rss_peak = peak.get();
@@ -716,20 +813,29 @@ async fn main() {
         engine.delete_queue(heavy.user_id, queue).unwrap();
     }
     summary(
-        &format!("POST /register (full) for the user with {} rows, {unread} unread", per_user.n),
+        &format!(
+            "POST /register (full) for the user with {} rows, {unread} unread",
+            per_user.n
+        ),
         samples,
     );
 
     for (label, narrow) in [
         ("search page for a common word", json!([["search", COMMON]])),
         ("GET /messages newest 100 (own history)", json!([])),
-        ("GET /messages newest 100 in a channel", json!([["channel", "channel 0"]])),
+        (
+            "GET /messages newest 100 in a channel",
+            json!([["channel", "channel 0"]]),
+        ),
         (
             "GET /messages newest 100 in a topic",
             json!([["channel", "channel 0"], ["topic", "topic 7"]]),
         ),
         ("GET /messages newest 100 unread", json!([["is", "unread"]])),
-        ("GET /messages newest 100 starred", json!([["is", "starred"]])),
+        (
+            "GET /messages newest 100 starred",
+            json!([["is", "starred"]]),
+        ),
     ] {
         let mut samples = Vec::new();
         for _ in 0..20 {

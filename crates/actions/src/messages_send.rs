@@ -239,8 +239,8 @@ pub async fn do_send_message(
             Some(rendered),
         )
     })
-        .await
-        .inspect(|_| metrics::counter!("parley_messages_sent_total").increment(1))
+    .await
+    .inspect(|_| metrics::counter!("parley_messages_sent_total").increment(1))
 }
 
 /// Sends `request` inside the caller's transaction: every check of `POST /messages`, the

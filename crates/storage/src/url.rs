@@ -170,19 +170,28 @@ mod tests {
             DatabaseUrl::Sqlite(_) => unreachable!(),
         };
         for (given, expected) in [
-            ("postgres://root@127.0.0.1/x", "postgres://root@127.0.0.1/x?sslmode=disable"),
+            (
+                "postgres://root@127.0.0.1/x",
+                "postgres://root@127.0.0.1/x?sslmode=disable",
+            ),
             (
                 "postgres://u:p@localhost:5433/x?connect_timeout=5",
                 "postgres://u:p@localhost:5433/x?connect_timeout=5&sslmode=disable",
             ),
             ("postgres:///x", "postgres:///x?sslmode=disable"),
-            ("postgres://u@[::1]:5432/x", "postgres://u@[::1]:5432/x?sslmode=disable"),
+            (
+                "postgres://u@[::1]:5432/x",
+                "postgres://u@[::1]:5432/x?sslmode=disable",
+            ),
             (
                 "postgres://u@/x?host=%2Frun%2Fpostgresql",
                 "postgres://u@/x?host=%2Frun%2Fpostgresql&sslmode=disable",
             ),
             // Another machine, or a mode chosen by the operator: as given.
-            ("postgres://u@db.example.com/x", "postgres://u@db.example.com/x"),
+            (
+                "postgres://u@db.example.com/x",
+                "postgres://u@db.example.com/x",
+            ),
             ("postgres://u@10.0.0.5/x", "postgres://u@10.0.0.5/x"),
             (
                 "postgres://u@127.0.0.1/x?sslmode=require",

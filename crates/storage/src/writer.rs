@@ -208,7 +208,11 @@ mod tests {
             }
         }
         assert_eq!(kept, 40);
-        assert_eq!(count(&mut conn), 40, "exactly the successful ones are stored");
+        assert_eq!(
+            count(&mut conn),
+            40,
+            "exactly the successful ones are stored"
+        );
         // A unique-key clash is the failing transaction's own error, rolled back alone.
         let clash = writer
             .transaction(|c| {
