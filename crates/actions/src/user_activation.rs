@@ -2,7 +2,7 @@
 //! `POST /users/{user_id}/reactivate` (and bots through `DELETE /bots/{bot_id}`).
 //!
 //! A deactivated account keeps its rows (subscriptions, group memberships, messages) but cannot
-//! authenticate (`USER_DEACTIVATED`), receives no new messages and is listed among
+//! authenticate (`USER_DEACTIVATED`; its browser sessions end), receives no new messages and is listed among
 //! `realm_non_active_users`. Deactivating a person deactivates the bots they own.
 
 use crate::context::Context;
@@ -40,7 +40,8 @@ pub(crate) fn is_last_owner(conn: &mut DbConn, target: &User) -> ActionResult<bo
     Ok(owners <= 1)
 }
 
-/// Deactivates one account and, for a person, the active bots they own; records the events:
+/// Deactivates one account and, for a person, the active bots they own, ending their browser
+/// sessions in the same transaction; records the events:
 /// `realm_user` `update` `{user_id, is_active: false}` to those who can access the account, and
 /// for bots `realm_bot` `update` to the bot's administrators.
 pub(crate) fn deactivate_in(
@@ -52,6 +53,7 @@ pub(crate) fn deactivate_in(
         return Ok(());
     }
     users::set_active(conn, target.id, false)?;
+    crate::sessions::end_sessions(conn, target.id, None)?;
     events.push(activation_changed(conn, target, false)?);
     if target.is_bot() {
         events.push(bot_updated(

@@ -63,6 +63,8 @@ pub enum ErrorCode {
     CannotDeactivateLastUser,
     /// Deactivating a user group that a setting or another group still uses.
     CannotDeactivateGroupInUse,
+    /// A browser request without the session's CSRF token (403).
+    CsrfFailed,
     /// An unexpected failure on the server's side.
     InternalServerError,
 }
@@ -99,6 +101,7 @@ impl ErrorCode {
             ErrorCode::ReactionDoesNotExist => "REACTION_DOES_NOT_EXIST",
             ErrorCode::CannotDeactivateLastUser => "CANNOT_DEACTIVATE_LAST_USER",
             ErrorCode::CannotDeactivateGroupInUse => "CANNOT_DEACTIVATE_GROUP_IN_USE",
+            ErrorCode::CsrfFailed => "CSRF_FAILED",
             ErrorCode::InternalServerError => "INTERNAL_SERVER_ERROR",
         }
     }
@@ -115,7 +118,7 @@ impl ErrorCode {
             ErrorCode::ChannelAlreadyExists => 409,
             ErrorCode::InternalServerError => 500,
             ErrorCode::FailedToConnectBouncer | ErrorCode::InternalServerErrorOnBouncer => 502,
-            ErrorCode::AdminActionRequired => 403,
+            ErrorCode::AdminActionRequired | ErrorCode::CsrfFailed => 403,
             _ => 400,
         }
     }
