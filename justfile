@@ -65,3 +65,12 @@ cluster:
 # send→event latency and sends/s with one and three nodes (needs PostgreSQL).
 bench-cluster:
     BENCH_DATABASE_URL={{pg_url}} cargo bench -p parley-tests --bench cluster
+
+# The write path at scale (issue 15), release build: seeds 1,000 users, 100 channels and
+# 1,000,000 messages, then measures sends (1 and 8 senders) beside the raw store's single-row
+# insert rate, send→event to 1,000 long-polls, register, search and pages. SQLite, then
+# PostgreSQL (database `parley_bench_scale` on the server of `pg`, re-created). Figures:
+# docs/benchmarks.md.
+bench-scale pg="postgres://root@127.0.0.1/postgres":
+    cargo bench -p parley-tests --bench scale
+    BENCH_DATABASE_URL={{pg}} cargo bench -p parley-tests --bench scale

@@ -152,6 +152,16 @@ pub fn lifted_api_limit() -> RateLimits {
     }
 }
 
+/// Pool options of the tests: test databases need not survive a power loss, so no fsync at
+/// every commit (the binary's own tests run the FULL default).
+fn test_pool() -> PoolOptions {
+    PoolOptions {
+        max_size: 4,
+        sqlite_synchronous: parley_storage::SqliteSynchronous::Normal,
+        ..PoolOptions::default()
+    }
+}
+
 impl TestApp {
     /// The application on a fresh database of `backend`, organization and owner created.
     pub async fn start(backend: Backend) -> TestApp {
@@ -177,7 +187,16 @@ impl TestApp {
         parley_actions::secrets::use_cheap_password_hashing();
         let database = scratch_database(&backend);
         let url = database.url.clone();
-        TestApp::start_node(backend, limits, engine, url, Some(database), None).await
+        TestApp::start_node(
+            backend,
+            limits,
+            engine,
+            url,
+            Some(database),
+            None,
+            test_pool(),
+        )
+        .await
     }
 
     /// A cluster of `count` nodes on one fresh PostgreSQL database (`backend` must be
@@ -200,6 +219,7 @@ impl TestApp {
             url.clone(),
             Some(database),
             Some(std::net::TcpListener::bind("127.0.0.1:0").unwrap()),
+            test_pool(),
         )
         .await;
         for _ in 1..count {
@@ -220,10 +240,24 @@ impl TestApp {
             url,
             None,
             Some(std::net::TcpListener::bind("127.0.0.1:0").unwrap()),
+            test_pool(),
         )
         .await;
         node.owner = self.owner.clone();
         node
+    }
+
+    /// The application on an empty database at `url` (a benchmark's, kept after the run) with
+    /// these pool options, organization and owner created.
+    pub async fn start_on(
+        database: Option<ScratchDatabase>,
+        url: parley_storage::DatabaseUrl,
+        backend: Backend,
+        limits: RateLimits,
+        engine: EngineConfig,
+        pool: PoolOptions,
+    ) -> TestApp {
+        TestApp::start_node(backend, limits, engine, url, database, None, pool).await
     }
 
     /// One node on the database at `url` (created by `database`, which the node keeps), served
@@ -235,15 +269,10 @@ impl TestApp {
         url: parley_storage::DatabaseUrl,
         database: Option<ScratchDatabase>,
         listener: Option<std::net::TcpListener>,
+        pool: PoolOptions,
     ) -> TestApp {
+        parley_actions::secrets::use_cheap_password_hashing();
         let realm = RealmAddress::parse("http://parley.test").unwrap();
-        // Test databases need not survive a power loss: no fsync at every commit (the binary's
-        // tests run the FULL default).
-        let pool = PoolOptions {
-            max_size: 4,
-            sqlite_synchronous: parley_storage::SqliteSynchronous::Normal,
-            ..PoolOptions::default()
-        };
         let ctx = parley_server::startup::connect(url, realm, pool)
             .await
             .expect("open test database");

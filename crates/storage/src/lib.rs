@@ -45,6 +45,7 @@ pub mod url;
 pub mod user_status;
 pub mod user_topics;
 pub mod users;
+mod writer;
 
 pub use conn::{DbConn, SqliteSynchronous};
 pub use error::StorageError;
