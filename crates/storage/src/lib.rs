@@ -11,6 +11,7 @@ pub mod channels;
 pub mod conn;
 pub mod drafts;
 pub mod email_changes;
+pub mod email_invites;
 pub mod error;
 pub mod groups;
 pub mod image_attachments;

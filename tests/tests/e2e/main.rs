@@ -10,6 +10,7 @@ mod calls;
 mod channel_folders;
 mod channels;
 mod drafts;
+mod email_invites;
 mod events;
 mod events_channels;
 mod events_oracle;
