@@ -76,7 +76,9 @@ pub async fn get_events(ctx: &Context, user: User, request: GetEvents) -> Action
         }
         None => {
             charge()?;
-            let options = crate::register::queue_options(&user, &request.register)?;
+            let register =
+                crate::register::with_bot_defaults(ctx, &user, request.register.clone()).await?;
+            let options = crate::register::queue_options(&user, &register)?;
             engine.register(options).0
         }
     };
