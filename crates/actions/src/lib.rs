@@ -21,6 +21,7 @@ pub mod emoji_data;
 pub mod error;
 pub mod event_queues;
 pub mod file_store;
+pub mod full_members;
 pub mod health;
 pub mod images;
 pub mod invites;
