@@ -345,3 +345,17 @@ backend_test! {
         assert!(subs["subscriptions"].as_array().unwrap().iter().any(|s| s["stream_id"] == lobby));
     }
 }
+
+backend_test! {
+    async fn a_deactivated_inviters_invitations_stop_working(app) {
+        let member = app.create_user("mem@parley.test", "Mem", Role::Member).await;
+        invite(&app, &member, "late@example.org", &[]).await.success();
+        let key = mailed_keys(&app, "late@example.org").remove(0);
+        assert_eq!(invites(&app, &app.owner).await.len(), 1);
+        let queue = app.register(&app.owner, &[("event_types", json!(["invites_changed"]))]).await;
+        app.delete(&format!("/users/{}", member.user_id.0)).as_user(&app.owner).send().await.success();
+        assert!(invites(&app, &app.owner).await.is_empty());
+        assert_eq!(app.events_of(&app.owner, queue["queue_id"].as_str().unwrap(), &["invites_changed"]).await.len(), 1);
+        accept(&app, &key, "late@example.org", "Late").await.error(400, "BAD_REQUEST");
+    }
+}
