@@ -141,7 +141,7 @@ pub fn spawn_scheduler(ctx: Context) -> tokio::task::JoinHandle<()> {
         let mut ticks: u32 = 0;
         loop {
             ticker.tick().await;
-            if ticks % crate::full_members::CHECK_EVERY_TICKS == 0 {
+            if ticks.is_multiple_of(crate::full_members::CHECK_EVERY_TICKS) {
                 if let Err(e) = crate::full_members::do_update_full_members(&ctx, now()).await {
                     tracing::warn!(error = %e, "cannot update full members");
                 }
