@@ -413,6 +413,23 @@ impl TestApp {
             auth: None,
             body: None,
             content_type: None,
+            headers: Vec::new(),
+        }
+    }
+
+    /// A request to `/json{path}`, the web client's scope of the API (no credentials: add a
+    /// session cookie, or use a [`Browser`]).
+    pub fn json_request(&self, method: Method, path: &str) -> RequestBuilder<'_> {
+        let mut builder = self.request(method, "");
+        builder.path = format!("/json{path}");
+        builder
+    }
+
+    /// A browser with an empty cookie jar, to use the web client's pages and `/json`.
+    pub fn browser(&self) -> Browser<'_> {
+        Browser {
+            app: self,
+            jar: std::cell::RefCell::new(std::collections::BTreeMap::new()),
         }
     }
 
@@ -463,9 +480,27 @@ pub struct RequestBuilder<'a> {
     auth: Option<String>,
     body: Option<Vec<u8>>,
     content_type: Option<String>,
+    headers: Vec<(String, String)>,
 }
 
 impl RequestBuilder<'_> {
+    /// Adds a header.
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_owned(), value.to_owned()));
+        self
+    }
+
+    /// Adds a cookie (all cookies travel in one `Cookie` header).
+    pub fn cookie(mut self, name: &str, value: &str) -> Self {
+        match self.headers.iter_mut().find(|(n, _)| n == "Cookie") {
+            Some((_, cookies)) => cookies.push_str(&format!("; {name}={value}")),
+            None => self
+                .headers
+                .push(("Cookie".into(), format!("{name}={value}"))),
+        }
+        self
+    }
+
     /// Authenticates as `account` with HTTP Basic.
     pub fn as_user(self, account: &Account) -> Self {
         self.basic_auth(&account.email, &account.api_key)
@@ -565,6 +600,9 @@ impl RequestBuilder<'_> {
         if let Some(auth) = &self.auth {
             request = request.insert_header(("Authorization", auth.as_str()));
         }
+        for (name, value) in &self.headers {
+            request = request.append_header((name.as_str(), value.as_str()));
+        }
         match (self.body, in_query) {
             (Some(body), _) => {
                 if let Some(content_type) = &self.content_type {
@@ -587,10 +625,13 @@ impl RequestBuilder<'_> {
     }
 }
 
-/// Fails the test when a success body under `/api/v1`, or an event it carries, differs from the
-/// API description.
+/// Fails the test when a success body under `/api/v1` or `/json` (the same endpoints), or an
+/// event it carries, differs from the API description.
 fn check_shapes(method: &Method, path: &str, response: &Response) {
-    let Some(path) = path.strip_prefix("/api/v1") else {
+    let Some(path) = path
+        .strip_prefix("/api/v1")
+        .or_else(|| path.strip_prefix("/json"))
+    else {
         return;
     };
     if response.status != 200 || response.json["result"] != "success" {
@@ -608,5 +649,123 @@ fn check_shapes(method: &Method, path: &str, response: &Response) {
                 panic!("{problem}");
             }
         }
+    }
+}
+
+/// A browser: a cookie jar in front of the app. Responses' `Set-Cookie` headers fill the jar;
+/// every request sends its cookies, and `/json` requests the `X-CSRFToken` header from the
+/// `csrftoken` cookie, as the web client does.
+pub struct Browser<'a> {
+    app: &'a TestApp,
+    jar: std::cell::RefCell<std::collections::BTreeMap<String, String>>,
+}
+
+/// The `Set-Cookie` headers of a response, as sent.
+pub fn set_cookies(response: &Response) -> Vec<String> {
+    response
+        .headers
+        .get_all("set-cookie")
+        .filter_map(|v| v.to_str().ok().map(str::to_owned))
+        .collect()
+}
+
+/// The `Set-Cookie` header of the cookie `name`, if the response sets it.
+pub fn set_cookie(response: &Response, name: &str) -> Option<String> {
+    set_cookies(response)
+        .into_iter()
+        .find(|c| c.starts_with(&format!("{name}=")))
+}
+
+impl<'a> Browser<'a> {
+    /// The value of a cookie in the jar.
+    pub fn cookie(&self, name: &str) -> Option<String> {
+        self.jar.borrow().get(name).cloned()
+    }
+
+    /// Puts a cookie in the jar (or takes it out with None).
+    pub fn set(&self, name: &str, value: Option<&str>) {
+        let mut jar = self.jar.borrow_mut();
+        match value {
+            Some(value) => jar.insert(name.to_owned(), value.to_owned()),
+            None => jar.remove(name),
+        };
+    }
+
+    /// A request to a path as given, carrying the jar's cookies.
+    pub fn request(&self, method: Method, path: &str) -> RequestBuilder<'a> {
+        let mut builder = self.app.page(method, path);
+        for (name, value) in self.jar.borrow().iter() {
+            builder = builder.cookie(name, value);
+        }
+        builder
+    }
+
+    /// A request to `/json{path}` with the cookies and, from the `csrftoken` cookie, the
+    /// `X-CSRFToken` header.
+    pub fn json(&self, method: Method, path: &str) -> RequestBuilder<'a> {
+        let mut builder = self.request(method, &format!("/json{path}"));
+        if let Some(token) = self.cookie("csrftoken") {
+            builder = builder.header("X-CSRFToken", &token);
+        }
+        builder
+    }
+
+    /// Sends a request and keeps the cookies its response sets.
+    pub async fn send(&self, builder: RequestBuilder<'_>) -> Response {
+        let response = builder.send().await;
+        for header in set_cookies(&response) {
+            let pair = header.split(';').next().unwrap_or_default();
+            let Some((name, value)) = pair.split_once('=') else {
+                continue;
+            };
+            let removed = value.is_empty() || header.to_ascii_lowercase().contains("max-age=0");
+            self.set(name.trim(), (!removed).then_some(value.trim()));
+        }
+        response
+    }
+
+    /// GET a page.
+    pub async fn get(&self, path: &str) -> Response {
+        self.send(self.request(Method::GET, path)).await
+    }
+
+    /// POST a form to a page.
+    pub async fn post_form(&self, path: &str, fields: &[(&str, &str)]) -> Response {
+        let mut builder = self.request(Method::POST, path);
+        for (name, value) in fields {
+            builder = builder.param(name, value);
+        }
+        self.send(builder).await
+    }
+
+    /// Opens the login page and submits it with these credentials (and the page's CSRF
+    /// token); returns the answer to the submission.
+    pub async fn log_in(&self, username: &str, password: &str) -> Response {
+        let page = self.get("/login/").await;
+        assert_eq!(page.status, 200, "{}", page.text);
+        let token = self
+            .cookie("csrftoken")
+            .expect("the login page sets csrftoken");
+        assert!(
+            page.text.contains(&token),
+            "the form carries the cookie's token"
+        );
+        self.post_form(
+            "/login/",
+            &[
+                ("username", username),
+                ("password", password),
+                ("csrfmiddlewaretoken", &token),
+            ],
+        )
+        .await
+    }
+
+    /// Logs in as `account`, asserting that it worked.
+    pub async fn log_in_as(&self, account: &Account) -> &Self {
+        let response = self.log_in(&account.email, &account.password).await;
+        assert_eq!(response.status, 303, "{}", response.text);
+        assert!(self.cookie("sessionid").is_some());
+        self
     }
 }

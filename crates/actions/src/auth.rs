@@ -1,4 +1,5 @@
-//! Authentication: who is calling, by API key (every endpoint) or by password (`fetch_api_key`).
+//! Authentication: who is calling, by API key (every endpoint) or by password (`fetch_api_key`
+//! and the web client's login, which share [`check_password_login`]).
 
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
@@ -51,7 +52,7 @@ fn user_by_login_email(
     Ok(user_by_any_email(conn, email, realm_host)?.map(|(user, _)| user))
 }
 
-fn check_realm_active(conn: &mut DbConn) -> ActionResult<()> {
+pub(crate) fn check_realm_active(conn: &mut DbConn) -> ActionResult<()> {
     match realms::get(conn)? {
         Some(realm) if !realm.deactivated => Ok(()),
         _ => Err(RequestError::new(
@@ -62,7 +63,7 @@ fn check_realm_active(conn: &mut DbConn) -> ActionResult<()> {
     }
 }
 
-fn user_deactivated() -> ActionError {
+pub(crate) fn user_deactivated() -> ActionError {
     RequestError::new(ErrorCode::UserDeactivated, "Account is deactivated").into()
 }
 
@@ -117,18 +118,21 @@ pub struct ApiKeyGrant {
     pub user_id: parley_domain::UserId,
 }
 
-/// `POST /fetch_api_key`: trades a login address and password for the account's API key.
+/// Checks a login address and password: the one path every password login takes
+/// (`POST /fetch_api_key` and the web client's `POST /login/`), so both share one allowance.
 ///
 /// Guessing is limited per account: every attempt takes one unit of the account's allowance
 /// *before* the password is checked (so concurrent guesses cannot all slip through while the
 /// first ones are still hashing), and a correct password gives its unit back, so the allowance
 /// counts failures. Both addresses of an account (delivery and placeholder) share it, addresses
 /// that match no account have one per address, and they cost the same Argon2 time as a real one.
-pub async fn do_fetch_api_key(
+/// A wrong password is `AUTHENTICATION_FAILED`, a deactivated account `USER_DEACTIVATED`, a used
+/// allowance `RATE_LIMIT_HIT` with `retry-after`.
+pub(crate) async fn check_password_login(
     ctx: &Context,
     username: String,
     password: String,
-) -> ActionResult<ApiKeyGrant> {
+) -> ActionResult<(User, users::Credentials)> {
     let host = ctx.realm.host.clone();
     let found = ctx
         .db
@@ -168,6 +172,17 @@ pub async fn do_fetch_api_key(
     if !user.is_active {
         return Err(user_deactivated());
     }
+    Ok((user, credentials))
+}
+
+/// `POST /fetch_api_key`: trades a login address and password for the account's API key,
+/// through [`check_password_login`] (its rate limit included).
+pub async fn do_fetch_api_key(
+    ctx: &Context,
+    username: String,
+    password: String,
+) -> ActionResult<ApiKeyGrant> {
+    let (user, credentials) = check_password_login(ctx, username, password).await?;
     Ok(ApiKeyGrant {
         api_key: credentials.api_key,
         email: user.api_email(&ctx.realm.host),

@@ -57,6 +57,7 @@ pub mod scheduled_messages;
 pub mod scheduler;
 pub mod secrets;
 pub mod server_settings;
+pub mod sessions;
 pub mod settings_changes;
 pub mod signup;
 pub mod subscriptions;
@@ -69,6 +70,7 @@ pub mod user_settings;
 pub mod user_status;
 pub mod user_topics;
 pub mod users;
+pub mod web_pages;
 pub mod welcome_bot;
 
 pub use context::{Context, RealmAddress};

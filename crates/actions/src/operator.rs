@@ -10,8 +10,8 @@ use parley_domain::RequestError;
 use parley_storage::users;
 
 /// Sets the password of the user whose delivery address is `email`, as an operator may without
-/// the old one. The API key stays as it was (as the reference's password change keeps it);
-/// Parley keeps no login sessions besides API keys, so there is nothing else to end.
+/// the old one. The API key stays as it was (as the reference's password change keeps it); the
+/// user's browser sessions end, in the same transaction.
 pub async fn do_set_password(ctx: &Context, email: &str, password: &str) -> ActionResult<User> {
     let email = normalize_email(email, "email")?;
     crate::users::check_password(password)?;
@@ -25,6 +25,7 @@ pub async fn do_set_password(ctx: &Context, email: &str, password: &str) -> Acti
                 ))
             })?;
             users::set_password_hash(conn, user.id, &hash)?;
+            crate::sessions::end_sessions(conn, user.id, None)?;
             Ok(user)
         })
         .await

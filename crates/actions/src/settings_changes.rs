@@ -35,6 +35,9 @@ pub struct SettingsChange {
     pub email: Option<String>,
     /// Who may see the real address (1 everyone .. 5 moderators).
     pub email_address_visibility: Option<String>,
+    /// The browser session the request came with, if any: a password change ends every other
+    /// session of the user and keeps this one, as the reference keeps its changer signed in.
+    pub keep_session: Option<crate::sessions::SessionKey>,
 }
 
 /// The settings `PATCH /settings` accepts (S in the spec's table).
@@ -243,9 +246,11 @@ pub async fn do_update_settings(
     let ctx2 = ctx.clone();
     let email = change.email.clone();
     let me = user.clone();
+    let keep_session = change.keep_session.clone();
     ctx.write(move |conn, events| {
         if let Some(hash) = &new_hash {
             users::set_password_hash(conn, user.id, hash)?;
+            crate::sessions::end_sessions(conn, user.id, keep_session.as_ref())?;
         }
         if let Some(name) = full_name.filter(|n| *n != user.full_name) {
             users::set_full_name(conn, user.id, &name)?;

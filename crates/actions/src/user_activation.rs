@@ -2,7 +2,7 @@
 //! `POST /users/{user_id}/reactivate` (and bots through `DELETE /bots/{bot_id}`).
 //!
 //! A deactivated account keeps its rows (subscriptions, group memberships, messages) but cannot
-//! authenticate (`USER_DEACTIVATED`), receives no new messages and is listed among
+//! authenticate (`USER_DEACTIVATED`; its browser sessions end), receives no new messages and is listed among
 //! `realm_non_active_users`. Deactivating a person deactivates the bots they own.
 
 use crate::context::Context;
@@ -46,10 +46,10 @@ pub(crate) fn is_last_owner(conn: &mut DbConn, target: &User) -> ActionResult<bo
     Ok(owners <= 1)
 }
 
-/// Deactivates one account and, for a person, the active bots they own; revokes the
-/// invitations the account sent; records the events: `realm_user` `update`
-/// `{user_id, is_active: false}` to those who can access the account, and for bots `realm_bot`
-/// `update` to the bot's administrators.
+/// Deactivates one account and, for a person, the active bots they own, ending their browser
+/// sessions in the same transaction; revokes the invitations the account sent; records the
+/// events: `realm_user` `update` `{user_id, is_active: false}` to those who can access the
+/// account, and for bots `realm_bot` `update` to the bot's administrators.
 pub(crate) fn deactivate_in(
     conn: &mut DbConn,
     events: &mut Events,
@@ -60,6 +60,7 @@ pub(crate) fn deactivate_in(
     }
     let with_access: HashSet<UserId> = users_who_can_access(conn, target)?.into_iter().collect();
     users::set_active(conn, target.id, false)?;
+    crate::sessions::end_sessions(conn, target.id, None)?;
     events.push(activation_changed(conn, target, false)?);
     drop_from_groups(conn, events, target, &with_access)?;
     crate::invites::revoke_invites_by(conn, events, target.id)?;

@@ -1,14 +1,23 @@
-//! HTTP Basic authentication with the API address and API key, as an extractor: a handler that
-//! takes [`Auth`] is authenticated, one that does not is public.
+//! Authentication as an extractor: a handler that takes [`Auth`] is authenticated, one that does
+//! not is public. The path decides which credentials a request may use, so that one route table
+//! serves both scopes (as the reference's `rest_dispatch`):
+//!
+//! - under `/api/`: HTTP Basic with the API address and API key;
+//! - everywhere else (`/json/`, `/user_uploads/`, `/thumbnail`, ...): the web client's session
+//!   cookie, or HTTP Basic when the request sends it and has no valid session. A state-changing
+//!   request made with a session must carry the session's CSRF token in `X-CSRFToken`.
 
 use crate::error::ApiError;
+use crate::web::cookies;
 use actix_web::dev::Payload;
 use actix_web::http::header;
+use actix_web::http::Method;
 use actix_web::{web, FromRequest, HttpMessage, HttpRequest};
 use base64::Engine;
 use futures_util::future::LocalBoxFuture;
 use parley_actions::auth::{access_user_by_api_key, access_user_by_api_key_unmetered};
-use parley_actions::Context;
+use parley_actions::sessions::{access_user_by_session, SessionKey};
+use parley_actions::{ActionError, Context};
 use parley_domain::user::User;
 use parley_domain::{ErrorCode, RequestError, UserId};
 
@@ -19,6 +28,47 @@ pub struct Auth(pub User);
 /// The caller's ID, left on the request for the access log.
 #[derive(Debug, Clone, Copy)]
 pub struct CallerId(pub UserId);
+
+/// The browser session a request was made with, if any: the key of its session cookie outside
+/// `/api/` (read from the cookie, so it needs no lookup; [`Auth`] is what checks the session).
+/// A password change keeps this session.
+#[derive(Debug, Clone, Default)]
+pub struct CurrentSession(pub Option<SessionKey>);
+
+impl FromRequest for CurrentSession {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let key = (!is_api_path(req.path()))
+            .then(|| cookies::read(req.headers(), cookies::SESSION_COOKIE))
+            .flatten()
+            .map(|token| SessionKey::of_token(&token));
+        std::future::ready(Ok(CurrentSession(key)))
+    }
+}
+
+/// Whether the request is under `/api/`, where only HTTP Basic authenticates. Everything else
+/// is a browser's scope, where the session cookie does too.
+pub fn is_api_path(path: &str) -> bool {
+    path == "/api" || path.starts_with("/api/")
+}
+
+/// Whether a method only reads: such requests need no CSRF token.
+pub fn is_safe_method(method: &Method) -> bool {
+    matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+}
+
+/// The header that carries the CSRF token.
+pub const CSRF_HEADER: &str = "X-CSRFToken";
+
+/// The 403 of a state-changing browser request without its session's CSRF token.
+pub fn csrf_failed(reason: &str) -> ApiError {
+    ApiError(
+        RequestError::new(ErrorCode::CsrfFailed, "CSRF verification failed.")
+            .with("reason", reason),
+    )
+}
 
 fn unauthorized(msg: &str) -> ApiError {
     ApiError(RequestError::new(ErrorCode::Unauthorized, msg))
@@ -72,18 +122,47 @@ impl FromRequest for Auth {
     }
 }
 
-/// The caller from the `Authorization` header; `metered` requests use their API allowance.
+/// The caller of a request: by session cookie in a browser's scope (see the module's doc), else
+/// from the `Authorization` header; `metered` requests use their API allowance.
 async fn authenticate(req: HttpRequest, metered: bool) -> Result<User, ApiError> {
-    let value = req
-        .headers()
-        .get(header::AUTHORIZATION)
-        .ok_or_else(|| unauthorized("Not logged in: API authentication or user session required"))?
-        .to_str()
-        .map_err(|_| unauthorized("Invalid authorization header for basic auth"))?;
-    let (email, key) = parse_basic(value)?;
     let ctx = req.app_data::<web::Data<Context>>().ok_or_else(|| {
         ApiError::from(parley_actions::ActionError::Internal("no context".into()))
     })?;
+    let basic = req.headers().get(header::AUTHORIZATION).cloned();
+    if !is_api_path(req.path()) {
+        if let Some(token) = cookies::read(req.headers(), cookies::SESSION_COOKIE) {
+            match access_user_by_session(ctx, token, metered).await {
+                Ok(session) => {
+                    if !is_safe_method(req.method()) {
+                        let sent = req
+                            .headers()
+                            .get(CSRF_HEADER)
+                            .and_then(|v| v.to_str().ok())
+                            .unwrap_or_default();
+                        if sent.is_empty() {
+                            return Err(csrf_failed("CSRF token missing."));
+                        }
+                        if !session.csrf_matches(sent) {
+                            return Err(csrf_failed("CSRF token incorrect."));
+                        }
+                    }
+                    req.extensions_mut().insert(CallerId(session.user.id));
+                    return Ok(session.user);
+                }
+                // A stale cookie next to Basic credentials: the credentials decide.
+                Err(ActionError::Request(err))
+                    if err.code == ErrorCode::Unauthorized && basic.is_some() => {}
+                Err(err) => return Err(err.into()),
+            }
+        }
+    }
+    let value = basic.ok_or_else(|| {
+        unauthorized("Not logged in: API authentication or user session required")
+    })?;
+    let value = value
+        .to_str()
+        .map_err(|_| unauthorized("Invalid authorization header for basic auth"))?;
+    let (email, key) = parse_basic(value)?;
     let user = if metered {
         access_user_by_api_key(ctx, email, key).await?
     } else {
@@ -93,8 +172,8 @@ async fn authenticate(req: HttpRequest, metered: bool) -> Result<User, ApiError>
     Ok(user)
 }
 
-/// The caller when credentials were sent, None for an anonymous request (public access).
-/// Credentials that are sent must be valid.
+/// The caller when credentials (or, in a browser's scope, a session cookie) were sent, None for
+/// an anonymous request (public access). Credentials that are sent must be valid.
 #[derive(Debug, Clone)]
 pub struct MaybeAuth(pub Option<User>);
 
@@ -103,7 +182,9 @@ impl FromRequest for MaybeAuth {
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        if req.headers().get(header::AUTHORIZATION).is_none() {
+        let session_sent = !is_api_path(req.path())
+            && cookies::read(req.headers(), cookies::SESSION_COOKIE).is_some();
+        if req.headers().get(header::AUTHORIZATION).is_none() && !session_sent {
             return Box::pin(async { Ok(MaybeAuth(None)) });
         }
         let auth = Auth::from_request(req, payload);

@@ -11,15 +11,17 @@ pub mod ops;
 pub mod params;
 pub mod paths;
 pub mod routes;
+pub mod web;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::middleware::from_fn;
-use actix_web::{web, App};
+use actix_web::{web as aweb, App};
 use parley_actions::Context;
 
-/// The whole application: the API under `/api/v1`, the static logo, and JSON 404s everywhere
-/// else. The server binary and the tests both serve exactly this.
+/// The whole application: the API under `/api/v1` (HTTP Basic) and, the same route table, under
+/// `/json` (the web client's session, CSRF-protected), the web client's pages and files, and
+/// JSON 404s everywhere else. The server binary and the tests both serve exactly this.
 pub fn app(
     ctx: Context,
 ) -> App<
@@ -48,66 +50,76 @@ pub fn app_with(
     >,
 > {
     let metrics = options.metrics;
+    // Hash and compress the web client's files now rather than on the first request.
+    web::assets::assets();
     App::new()
-        .app_data(web::Data::new(ctx))
-        .app_data(web::PayloadConfig::new(params::MAX_BODY_BYTES))
+        .app_data(aweb::Data::new(ctx))
+        .app_data(aweb::PayloadConfig::new(params::MAX_BODY_BYTES))
         .wrap(from_fn(ops::record_metrics))
         .wrap(from_fn(paths::refuse_nul))
+        .wrap(from_fn(web::middleware::session_challenge))
         .wrap(from_fn(logging::log_request))
-        .route("/health", web::get().to(ops::health))
-        .route("/ready", web::get().to(ops::ready))
+        .route("/health", aweb::get().to(ops::health))
+        .route("/ready", aweb::get().to(ops::ready))
         .configure(move |config| {
             if let Some(export) = metrics {
                 config
-                    .app_data(web::Data::new(export))
-                    .route("/metrics", web::get().to(ops::metrics));
+                    .app_data(aweb::Data::new(export))
+                    .route("/metrics", aweb::get().to(ops::metrics));
             }
         })
         .service(
-            web::scope("/api/v1")
+            aweb::scope("/api/v1")
                 .configure(routes::configure)
-                .default_service(web::to(fallback::not_found)),
+                .default_service(aweb::to(fallback::not_found)),
+        )
+        .service(
+            aweb::scope("/json")
+                .wrap(from_fn(web::middleware::require_csrf))
+                .configure(routes::configure)
+                .default_service(aweb::to(fallback::not_found)),
         )
         .route(
             "/accounts/confirm_new_email/{token}",
-            web::get().to(routes::settings::confirm_email),
+            aweb::get().to(routes::settings::confirm_email),
         )
         .route(
             "/calls/bigbluebutton/join",
-            web::get().to(routes::calls::join_bigbluebutton),
+            aweb::get().to(routes::calls::join_bigbluebutton),
         )
-        .route("/join/{key}/", web::get().to(routes::signup::show))
-        .route("/join/{key}/", web::post().to(routes::signup::submit))
-        .route("/join/{key}", web::get().to(routes::signup::show))
-        .route("/join/{key}", web::post().to(routes::signup::submit))
+        .route("/join/{key}/", aweb::get().to(routes::signup::show))
+        .route("/join/{key}/", aweb::post().to(routes::signup::submit))
+        .route("/join/{key}", aweb::get().to(routes::signup::show))
+        .route("/join/{key}", aweb::post().to(routes::signup::submit))
         .route(
             "/user_uploads/temporary/{token}/{filename:.*}",
-            web::get().to(routes::uploads::serve_temporary),
+            aweb::get().to(routes::uploads::serve_temporary),
         )
         .route(
             "/user_uploads/thumbnail/{realm_id_str}/{filename:.*}",
-            web::get().to(routes::uploads::serve_thumbnail),
+            aweb::get().to(routes::uploads::serve_thumbnail),
         )
         .route(
             "/user_uploads/{realm_id_str}/{filename:.*}",
-            web::get().to(routes::uploads::serve),
+            aweb::get().to(routes::uploads::serve),
         )
-        .route("/thumbnail", web::get().to(routes::uploads::thumbnail))
+        .route("/thumbnail", aweb::get().to(routes::uploads::thumbnail))
         .route(
             parley_actions::emoji_data::EMOJI_DATA_PATH,
-            web::get().to(routes::server::emoji_data),
+            aweb::get().to(routes::server::emoji_data),
         )
         .route(
             "/user_avatars/{realm_id}/emoji/images/{file:.*}",
-            web::get().to(routes::realm_emoji::image),
+            aweb::get().to(routes::realm_emoji::image),
         )
         .route(
             "/user_avatars/{file}",
-            web::get().to(routes::avatars::image),
+            aweb::get().to(routes::avatars::image),
         )
         .route(
             "/static/images/logo/parley-icon.svg",
-            web::get().to(routes::server::icon),
+            aweb::get().to(routes::server::icon),
         )
-        .default_service(web::to(fallback::not_found))
+        .configure(web::configure)
+        .default_service(aweb::to(fallback::not_found))
 }

@@ -66,6 +66,8 @@ pub enum ErrorCode {
     /// Some invitations could not be sent (`errors`, `sent_invitations`, `daily_limit_reached`,
     /// `license_limit_reached` say which and why).
     InvitationFailed,
+    /// A browser request without the session's CSRF token (403).
+    CsrfFailed,
     /// An unexpected failure on the server's side.
     InternalServerError,
 }
@@ -103,6 +105,7 @@ impl ErrorCode {
             ErrorCode::CannotDeactivateLastUser => "CANNOT_DEACTIVATE_LAST_USER",
             ErrorCode::CannotDeactivateGroupInUse => "CANNOT_DEACTIVATE_GROUP_IN_USE",
             ErrorCode::InvitationFailed => "INVITATION_FAILED",
+            ErrorCode::CsrfFailed => "CSRF_FAILED",
             ErrorCode::InternalServerError => "INTERNAL_SERVER_ERROR",
         }
     }
@@ -119,7 +122,7 @@ impl ErrorCode {
             ErrorCode::ChannelAlreadyExists => 409,
             ErrorCode::InternalServerError => 500,
             ErrorCode::FailedToConnectBouncer | ErrorCode::InternalServerErrorOnBouncer => 502,
-            ErrorCode::AdminActionRequired => 403,
+            ErrorCode::AdminActionRequired | ErrorCode::CsrfFailed => 403,
             _ => 400,
         }
     }

@@ -33,6 +33,7 @@ pub mod saved_snippets;
 pub mod savepoint;
 pub mod scheduled_messages;
 pub mod schema;
+pub mod sessions;
 pub mod settings;
 pub mod sql;
 pub mod subscriptions;

@@ -313,6 +313,17 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    sessions (token_hash) {
+        token_hash -> Text,
+        user_id -> BigInt,
+        csrf_token -> Text,
+        created -> BigInt,
+        last_used -> BigInt,
+        expires -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     realms,
     users,

@@ -17,6 +17,7 @@ pub mod personal;
 pub mod realm;
 pub mod scheduled;
 pub mod user;
+pub mod web;
 
 pub use channel::{Channel, Subscription};
 pub use event::Event;

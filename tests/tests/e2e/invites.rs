@@ -498,21 +498,27 @@ backend_test! {
             && e["group_id"] == group && e["user_ids"] == json!([ann.user_id.0])), "{owner_events:?}");
 
         // Through the page and its form: the same link works again.
-        let page = app.get_page(&format!("/join/{key}/")).send().await;
+        let browser = app.browser();
+        let page = browser.get(&format!("/join/{key}/")).await;
         assert_eq!(page.status, 200);
         assert!(page.text.contains("<form method=\"post\""), "{}", page.text);
-        for field in ["name=\"email\"", "name=\"full_name\"", "name=\"password\""] {
+        for field in ["name=\"email\"", "name=\"full_name\"", "name=\"password\"", "name=\"csrfmiddlewaretoken\""] {
             assert!(page.text.contains(field), "{field}");
         }
-        let done = app
-            .post_page(&format!("/join/{key}/"))
-            .param("email", "bob@parley.test")
-            .param("full_name", "Bob & Co")
-            .param("password", "another-long-password")
-            .send()
+        let token = browser.cookie("csrftoken").unwrap();
+        let done = browser
+            .post_form(&format!("/join/{key}/"), &[
+                ("email", "bob@parley.test"),
+                ("full_name", "Bob & Co"),
+                ("password", "another-long-password"),
+                ("csrfmiddlewaretoken", &token),
+            ])
             .await;
-        assert_eq!(done.status, 200, "{}", done.text);
-        assert!(done.text.contains("Bob &amp; Co"), "{}", done.text);
+        // The new account is signed in and sent to the app.
+        assert_eq!(done.status, 303, "{}", done.text);
+        assert_eq!(done.headers.get("location").unwrap(), "/");
+        let shell = browser.get("/").await;
+        assert!(shell.text.contains("\"full_name\":\"Bob \\u0026 Co\""), "{}", shell.text);
         let grant = app
             .post("/fetch_api_key")
             .param("username", "bob@parley.test")
@@ -536,12 +542,13 @@ backend_test! {
         assert_eq!(welcome_messages(&app, &bob).await, vec!["Welcome to **engineering**!".to_owned()]);
 
         // A taken address fails on the page and through the API.
-        let again = app
-            .post_page(&format!("/join/{key}/"))
-            .param("email", "ann@parley.test")
-            .param("full_name", "Ann again")
-            .param("password", "a-long-password")
-            .send()
+        let again = browser
+            .post_form(&format!("/join/{key}/"), &[
+                ("email", "ann@parley.test"),
+                ("full_name", "Ann again"),
+                ("password", "a-long-password"),
+                ("csrfmiddlewaretoken", &browser.cookie("csrftoken").unwrap()),
+            ])
             .await;
         assert_eq!(again.status, 400);
         assert!(again.text.contains("already in use"), "{}", again.text);

@@ -47,3 +47,4 @@ mod user_groups;
 mod user_status;
 mod user_topics;
 mod users;
+mod web;

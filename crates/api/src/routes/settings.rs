@@ -1,6 +1,6 @@
 //! Personal settings and the organization's defaults for new users.
 
-use crate::auth::Auth;
+use crate::auth::{Auth, CurrentSession};
 use crate::envelope::Success;
 use crate::error::ApiResult;
 use crate::params;
@@ -40,16 +40,20 @@ impl params::FromParams for SettingsParams {
             new_password: p.take::<Option<String>>("new_password")?,
             email: p.take::<Option<String>>("email")?,
             email_address_visibility: p.take::<Option<String>>("email_address_visibility")?,
+            keep_session: None,
         }))
     }
 }
 
-/// PATCH /settings — change the caller's own settings, name or password.
+/// PATCH /settings — change the caller's own settings, name or password (a new password ends
+/// the caller's other browser sessions).
 pub async fn update(
     ctx: web::Data<Context>,
     Auth(me): Auth,
-    Params(SettingsParams(change)): Params<SettingsParams>,
+    CurrentSession(session): CurrentSession,
+    Params(SettingsParams(mut change)): Params<SettingsParams>,
 ) -> ApiResult<Success> {
+    change.keep_session = session;
     settings_changes::do_update_settings(&ctx, me, change).await?;
     Ok(Success::empty())
 }
