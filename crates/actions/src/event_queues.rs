@@ -217,7 +217,9 @@ pub async fn get_events(ctx: &Context, user: User, request: GetEvents) -> Action
         }
         None => {
             ctx.limits.api_by_user.take(&key).await?;
-            let options = crate::register::queue_options(&user, &request.register)?;
+            let register =
+                crate::register::with_bot_defaults(ctx, &user, request.register.clone()).await?;
+            let options = crate::register::queue_options(&user, &register)?;
             ctx.events.register(options)
         }
     };

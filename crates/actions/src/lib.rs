@@ -22,6 +22,7 @@ pub mod error;
 pub mod event_log;
 pub mod event_queues;
 pub mod file_store;
+pub mod full_members;
 pub mod health;
 pub mod images;
 pub mod invites;

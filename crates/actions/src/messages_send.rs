@@ -30,6 +30,9 @@ pub enum Destination {
     ChannelId(ChannelId),
     /// Users, by ID or email.
     Users(Vec<UserOperand>),
+    /// A channel message that names no channel: the sender's `default_sending_stream` (bots
+    /// have one), else "Missing channel", as the reference.
+    SenderDefault,
 }
 
 /// A message to send.
@@ -95,6 +98,14 @@ fn channel_for_send(
                 .into()),
                 Err(other) => Err(other),
             }
+        }
+        Destination::SenderDefault => {
+            let default = match sender.is_bot() {
+                true => parley_storage::bots::get(conn, sender.id)?.default_sending_stream,
+                false => None,
+            };
+            let id = default.ok_or_else(|| RequestError::bad_request("Missing channel"))?;
+            channel_for_send(conn, policy, sender, &Destination::ChannelId(id))
         }
         Destination::Users(_) => Err(RequestError::bad_request("Invalid message type").into()),
     }

@@ -12,6 +12,7 @@ pub mod cluster;
 pub mod conn;
 pub mod drafts;
 pub mod email_changes;
+pub mod email_invites;
 pub mod error;
 pub mod event_log;
 pub mod groups;

@@ -72,7 +72,7 @@ pub(crate) fn queue_options(
         user_id: user.id,
         apply_markdown: request.apply_markdown,
         client_gravatar: request.client_gravatar,
-        all_public_streams: request.all_public_streams,
+        all_public_streams: request.all_public_streams.unwrap_or(false),
         event_types: to_set(&request.event_types),
         narrow: narrow_filters(&request.narrow)?,
         capabilities: request.client_capabilities.clone(),
@@ -81,12 +81,49 @@ pub(crate) fn queue_options(
     })
 }
 
+/// A bot's register defaults, as the reference applies them: `default_all_public_streams` when
+/// the request does not say, and a narrow to `default_events_register_stream` when the request
+/// has no narrow (a channel that no longer exists is no narrow).
+pub(crate) async fn with_bot_defaults(
+    ctx: &Context,
+    user: &User,
+    mut request: RegisterRequest,
+) -> ActionResult<RegisterRequest> {
+    if !user.is_bot() || (request.all_public_streams.is_some() && !request.narrow.is_empty()) {
+        return Ok(request);
+    }
+    let bot = user.id;
+    let (all_public, channel) = ctx
+        .db
+        .run(move |conn| {
+            let settings = parley_storage::bots::get(conn, bot)?;
+            let channel = match settings.default_events_register_stream {
+                Some(id) => parley_storage::channels::by_id(conn, id)?
+                    .filter(|c| !c.is_archived)
+                    .map(|c| c.name),
+                None => None,
+            };
+            Ok::<_, ActionError>((settings.default_all_public_streams, channel))
+        })
+        .await?;
+    if request.all_public_streams.is_none() {
+        request.all_public_streams = Some(all_public);
+    }
+    if request.narrow.is_empty() {
+        if let Some(name) = channel {
+            request.narrow = vec![("stream".to_owned(), name)];
+        }
+    }
+    Ok(request)
+}
+
 /// `POST /register`: a new queue and the snapshot (with `queue_id` and `last_event_id`).
 pub async fn do_register(
     ctx: &Context,
     user: User,
     request: RegisterRequest,
 ) -> ActionResult<Map<String, Value>> {
+    let request = with_bot_defaults(ctx, &user, request).await?;
     let options = queue_options(&user, &request)?;
     if let Some(log) = ctx.events.log() {
         // The snapshot is read at a log position; the queue takes the entries after it.

@@ -101,9 +101,7 @@ fn register_request(p: &mut ParamMap) -> Result<RegisterRequest, RequestError> {
         fetch_event_types: p
             .take::<Option<Json<Vec<String>>>>("fetch_event_types")?
             .map(|Json(list)| list),
-        all_public_streams: p
-            .take::<Option<bool>>("all_public_streams")?
-            .unwrap_or(false),
+        all_public_streams: p.take::<Option<bool>>("all_public_streams")?,
         client_capabilities: capabilities(p)?,
         narrow: register_narrow(p)?,
         client_name: String::new(),
