@@ -70,3 +70,24 @@ bench-web messages="100000":
     python3 -m venv target/web-venv
     target/web-venv/bin/pip install --quiet playwright==1.65.2
     target/web-venv/bin/python tests/browser/bench_first_screen.py --parley target/release/parley --messages {{messages}}
+# Three nodes on one fresh PostgreSQL database behind HAProxy (rolling restart, kill -9).
+cluster:
+    cargo build --bin parley
+    python3 -m venv target/ci-venv
+    target/ci-venv/bin/pip install --quiet zulip
+    psql -U root -d postgres -qc "DROP DATABASE IF EXISTS parley_cluster WITH (FORCE)"
+    psql -U root -d postgres -qc "CREATE DATABASE parley_cluster"
+    target/ci-venv/bin/python tests/python/test_cluster.py --parley target/debug/parley --database-url postgres://root@127.0.0.1/parley_cluster
+
+# send→event latency and sends/s with one and three nodes (needs PostgreSQL).
+bench-cluster:
+    BENCH_DATABASE_URL={{pg_url}} cargo bench -p parley-tests --bench cluster
+
+# The write path at scale (issue 15), release build: seeds 1,000 users, 100 channels and
+# 1,000,000 messages, then measures sends (1 and 8 senders) beside the raw store's single-row
+# insert rate, send→event to 1,000 long-polls, register, search and pages. SQLite, then
+# PostgreSQL (database `parley_bench_scale` on the server of `pg`, re-created). Figures:
+# docs/benchmarks.md.
+bench-scale pg="postgres://root@127.0.0.1/postgres":
+    cargo bench -p parley-tests --bench scale
+    BENCH_DATABASE_URL={{pg}} cargo bench -p parley-tests --bench scale

@@ -16,6 +16,7 @@ use actix_web::test::{call_service, init_service, read_body, TestRequest};
 use base64::Engine;
 use futures_util::future::LocalBoxFuture;
 use parley_actions::bootstrap::{do_ensure_realm, RealmInit};
+use parley_actions::event_log::NodeIdentity;
 use parley_actions::mail::MemoryMailer;
 use parley_actions::publish::EventHub;
 use parley_actions::rate_limit::RateLimits;
@@ -103,7 +104,8 @@ pub struct TestApp {
     /// benchmarks turn it off so that they time the server alone.
     pub check_shapes: bool,
     caller: Caller,
-    _database: ScratchDatabase,
+    /// The scratch database, owned by the first node of a cluster (None on the others).
+    _database: Option<ScratchDatabase>,
 }
 
 /// Runs a test body once per available backend, each time against a fresh [`TestApp`].
@@ -150,6 +152,16 @@ pub fn lifted_api_limit() -> RateLimits {
     }
 }
 
+/// Pool options of the tests: test databases need not survive a power loss, so no fsync at
+/// every commit (the binary's own tests run the FULL default).
+fn test_pool() -> PoolOptions {
+    PoolOptions {
+        max_size: 4,
+        sqlite_synchronous: parley_storage::SqliteSynchronous::Normal,
+        ..PoolOptions::default()
+    }
+}
+
 impl TestApp {
     /// The application on a fresh database of `backend`, organization and owner created.
     pub async fn start(backend: Backend) -> TestApp {
@@ -175,19 +187,116 @@ impl TestApp {
         parley_actions::secrets::use_cheap_password_hashing();
         let database = scratch_database(&backend);
         let url = database.url.clone();
+        TestApp::start_node(
+            backend,
+            limits,
+            engine,
+            url,
+            Some(database),
+            None,
+            test_pool(),
+        )
+        .await
+    }
+
+    /// A cluster of `count` nodes on one fresh PostgreSQL database (`backend` must be
+    /// PostgreSQL): each node is its own context, event hub and queues, as a server process
+    /// is, serving HTTP on a local port so that the others forward requests for its queues to
+    /// it; requests made through a node's `TestApp` reach that node. The per-user API limit
+    /// is lifted.
+    pub async fn start_cluster(backend: Backend, count: usize) -> Vec<TestApp> {
+        assert!(
+            matches!(backend, Backend::Postgres(_)),
+            "a cluster needs PostgreSQL"
+        );
+        let database = scratch_database(&backend);
+        let url = database.url.clone();
+        let mut nodes = Vec::new();
+        let first = TestApp::start_node(
+            backend.clone(),
+            lifted_api_limit(),
+            EngineConfig::default(),
+            url.clone(),
+            Some(database),
+            Some(std::net::TcpListener::bind("127.0.0.1:0").unwrap()),
+            test_pool(),
+        )
+        .await;
+        for _ in 1..count {
+            nodes.push(first.another_node().await);
+        }
+        nodes.insert(0, first);
+        nodes
+    }
+
+    /// Another node (server process) on this app's PostgreSQL database, with its own event
+    /// hub, serving HTTP on a local port; same organization and owner.
+    pub async fn another_node(&self) -> TestApp {
+        let url = self.ctx.db.url().clone();
+        let mut node = TestApp::start_node(
+            self.backend.clone(),
+            lifted_api_limit(),
+            self.ctx.events.engine().config().clone(),
+            url,
+            None,
+            Some(std::net::TcpListener::bind("127.0.0.1:0").unwrap()),
+            test_pool(),
+        )
+        .await;
+        node.owner = self.owner.clone();
+        node
+    }
+
+    /// The application on an empty database at `url` (a benchmark's, kept after the run) with
+    /// these pool options, organization and owner created.
+    pub async fn start_on(
+        database: Option<ScratchDatabase>,
+        url: parley_storage::DatabaseUrl,
+        backend: Backend,
+        limits: RateLimits,
+        engine: EngineConfig,
+        pool: PoolOptions,
+    ) -> TestApp {
+        TestApp::start_node(backend, limits, engine, url, database, None, pool).await
+    }
+
+    /// One node on the database at `url` (created by `database`, which the node keeps), served
+    /// over HTTP on `listener` when one is given.
+    async fn start_node(
+        backend: Backend,
+        limits: RateLimits,
+        engine: EngineConfig,
+        url: parley_storage::DatabaseUrl,
+        database: Option<ScratchDatabase>,
+        listener: Option<std::net::TcpListener>,
+        pool: PoolOptions,
+    ) -> TestApp {
+        parley_actions::secrets::use_cheap_password_hashing();
         let realm = RealmAddress::parse("http://parley.test").unwrap();
-        // Test databases need not survive a power loss: no fsync at every commit (the binary's
-        // tests run the FULL default).
-        let pool = PoolOptions {
-            max_size: 4,
-            sqlite_synchronous: parley_storage::SqliteSynchronous::Normal,
-            ..PoolOptions::default()
-        };
         let ctx = parley_server::startup::connect(url, realm, pool)
             .await
-            .expect("open test database")
-            .with_limits(limits)
-            .with_events(EventHub::in_process(engine));
+            .expect("open test database");
+        // On PostgreSQL the limits are kept in the database, as a server on it keeps them.
+        let limits = limits.shared_in(&ctx.db);
+        let ctx = ctx.with_limits(limits);
+        // PostgreSQL runs the event log, as a server on it does; SQLite the in-process hub.
+        let address = listener
+            .as_ref()
+            .map(|l| format!("http://{}", l.local_addr().unwrap()))
+            .unwrap_or_default();
+        let hub = EventHub::for_database(engine, &ctx.db, NodeIdentity::random(address));
+        let ctx = ctx.with_events(hub);
+        ctx.events.follow().await.expect("follow the event log");
+        if let Some(listener) = listener {
+            let server = parley_api::h1::serve(
+                ctx.clone(),
+                parley_api::ops::AppOptions::default(),
+                listener,
+                std::time::Duration::from_secs(1),
+            )
+            .unwrap();
+            actix_web::rt::spawn(server);
+        }
         let mail = Arc::new(MemoryMailer::default());
         let ctx = ctx.with_mailer(mail.clone());
         let bootstrap = do_ensure_realm(
@@ -199,14 +308,20 @@ impl TestApp {
         )
         .await
         .expect("bootstrap");
-        let created = bootstrap
-            .created_owner
-            .expect("fresh database creates an owner");
-        let owner = Account {
-            user_id: created.user.id,
-            email: created.user.api_email(&ctx.realm.host),
-            api_key: created.api_key,
-            password: created.password,
+        // A second node of a cluster finds the organization made; the caller sets its owner.
+        let owner = match bootstrap.created_owner {
+            Some(created) => Account {
+                user_id: created.user.id,
+                email: created.user.api_email(&ctx.realm.host),
+                api_key: created.api_key,
+                password: created.password,
+            },
+            None => Account {
+                user_id: UserId(0),
+                email: String::new(),
+                api_key: String::new(),
+                password: String::new(),
+            },
         };
         let service = Rc::new(init_service(parley_api::app(ctx.clone())).await);
         let caller: Caller = Rc::new(move |request| {

@@ -136,6 +136,12 @@ pub struct Settings {
     )]
     pub metrics_token: Option<String>,
 
+    /// The base URL other Parley processes on the same PostgreSQL database reach this one at,
+    /// to forward long-polls of the event queues it holds, e.g. http://10.0.0.2:9991
+    /// [default: http://<bind>].
+    #[arg(long, global = true, env = "PARLEY_NODE_URL", value_name = "URL")]
+    pub node_url: Option<String>,
+
     /// Log line format on standard error: text or json [default: text].
     #[arg(
         long,
@@ -193,6 +199,7 @@ impl Settings {
             sqlite_synchronous: self.sqlite_synchronous.or(fallback.sqlite_synchronous),
             metrics_bind: self.metrics_bind.or(fallback.metrics_bind),
             metrics_token: self.metrics_token.or(fallback.metrics_token),
+            node_url: self.node_url.or(fallback.node_url),
             log_format: self.log_format.or(fallback.log_format),
             bigbluebutton_url: self.bigbluebutton_url.or(fallback.bigbluebutton_url),
             bigbluebutton_secret: self.bigbluebutton_secret.or(fallback.bigbluebutton_secret),
@@ -241,6 +248,8 @@ pub struct Config {
     pub metrics_token: Option<String>,
     /// The log format.
     pub log_format: LogFormat,
+    /// Where other processes on the same PostgreSQL database reach this one, when configured.
+    pub node_url: Option<String>,
     /// The BigBlueButton server for video calls, when one is configured.
     pub bigbluebutton: Option<parley_actions::calls::BigBlueButtonConfig>,
 }
@@ -428,7 +437,19 @@ impl Config {
             Some("json") => LogFormat::Json,
             Some(other) => bail!("--log-format '{other}' is not one of text, json"),
         };
+        let node_url = match settings.node_url.filter(|u| !u.trim().is_empty()) {
+            Some(raw) => {
+                let parsed = url::Url::parse(raw.trim())
+                    .with_context(|| format!("--node-url '{raw}' is not a URL"))?;
+                if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+                    bail!("--node-url '{raw}' must look like http://HOST:PORT");
+                }
+                Some(parsed.as_str().trim_end_matches('/').to_owned())
+            }
+            None => None,
+        };
         Ok(Config {
+            node_url,
             sqlite_synchronous,
             metrics_bind,
             metrics_token: metrics_token.map(|t| t.trim().to_owned()),
@@ -468,6 +489,14 @@ impl Config {
     /// went nowhere; the operator deletes it once noted.
     pub fn owner_password_file(&self) -> PathBuf {
         self.data_dir.join("owner-password.txt")
+    }
+
+    /// The base URL other server processes reach this one at (forwarded long-polls).
+    pub fn advertise_url(&self) -> String {
+        match &self.node_url {
+            Some(url) => url.clone(),
+            None => format!("http://{}", self.bind),
+        }
     }
 
     /// Where the owner's API credentials are written on the first start.

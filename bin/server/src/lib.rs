@@ -7,5 +7,6 @@ pub mod config;
 pub mod mail;
 pub mod metrics;
 pub mod output;
+pub mod single_server;
 pub mod startup;
 pub mod zuliprc;

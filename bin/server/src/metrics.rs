@@ -14,6 +14,7 @@
 //! | `parley_db_pool_wait_seconds` | histogram | time to get a connection |
 //! | `parley_db_pool_timeouts_total` | counter | requests that got none in time |
 //! | `parley_db_sqlite_writer_wait_seconds` | histogram | time waiting for SQLite's one writer |
+//! | `parley_db_sqlite_batch_size` | histogram | transactions committed together on SQLite |
 
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use parley_actions::Context;
@@ -26,6 +27,9 @@ const BUCKETS: &[f64] = &[
     60.0, 120.0,
 ];
 
+/// Batch-size buckets: how many transactions SQLite's writer commits together.
+const BATCH_BUCKETS: &[f64] = &[1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0];
+
 /// The recorder, installed on first use (once per process).
 fn handle() -> anyhow::Result<PrometheusHandle> {
     static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
@@ -34,6 +38,7 @@ fn handle() -> anyhow::Result<PrometheusHandle> {
     }
     let recorder = PrometheusBuilder::new()
         .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), BUCKETS)?
+        .set_buckets_for_metric(Matcher::Suffix("_batch_size".into()), BATCH_BUCKETS)?
         .build_recorder();
     let handle = recorder.handle();
     // Only the first install counts; a second start in the same process keeps the first.

@@ -6,6 +6,7 @@ use crate::mail::{OutboxMailer, SmtpMailer};
 use crate::zuliprc;
 use anyhow::Context as _;
 use parley_actions::bootstrap::{do_ensure_realm, Bootstrap, RealmInit};
+use parley_actions::event_log::NodeIdentity;
 use parley_actions::mail::Mailer;
 use parley_actions::publish::EventHub;
 use parley_actions::{Context, RealmAddress};
@@ -41,15 +42,24 @@ pub async fn start(config: &Config) -> anyhow::Result<(Context, Bootstrap)> {
             ..PoolOptions::default()
         },
     )
-    .await?
-    .with_events(EventHub::in_process(EngineConfig {
-        heartbeat: config.heartbeat,
-        queue_timeout: config.queue_timeout,
-        // Collect at least twice per timeout, so short timeouts (in tests) take effect.
-        gc_interval: (config.queue_timeout / 2)
-            .clamp(Duration::from_millis(100), Duration::from_secs(60)),
-        ..EngineConfig::default()
-    }));
+    .await?;
+    // Several processes may serve a PostgreSQL database: limits are kept in it.
+    let limits = parley_actions::rate_limit::RateLimits::default().shared_in(&ctx.db);
+    let ctx = ctx.with_limits(limits);
+    let node = NodeIdentity::random(config.advertise_url());
+    let db = ctx.db.clone();
+    let ctx = ctx.with_events(EventHub::for_database(
+        EngineConfig {
+            heartbeat: config.heartbeat,
+            queue_timeout: config.queue_timeout,
+            // Collect at least twice per timeout, so short timeouts (in tests) take effect.
+            gc_interval: (config.queue_timeout / 2)
+                .clamp(Duration::from_millis(100), Duration::from_secs(60)),
+            ..EngineConfig::default()
+        },
+        &db,
+        node,
+    ));
     let mailer: Arc<dyn Mailer> = match &config.smtp_url {
         Some(url) => Arc::new(SmtpMailer::new(url, config.mail_from.clone())),
         None => Arc::new(OutboxMailer {

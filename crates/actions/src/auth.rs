@@ -76,7 +76,7 @@ pub async fn access_user_by_api_key(
     api_key: String,
 ) -> ActionResult<User> {
     let user = access_user_by_api_key_unmetered(ctx, email, api_key).await?;
-    ctx.limits.api_by_user.hit(&user.id.to_string())?;
+    ctx.limits.api_by_user.take(&user.id.to_string()).await?;
     Ok(user)
 }
 
@@ -146,7 +146,10 @@ pub(crate) async fn check_password_login(
         })
         .await?;
     let (limit_key, account) = found;
-    ctx.limits.login_failures_by_username.hit(&limit_key)?;
+    ctx.limits
+        .login_failures_by_username
+        .take(&limit_key)
+        .await?;
     let stored = account
         .as_ref()
         .and_then(|(_, credentials)| credentials.as_ref())
@@ -168,7 +171,10 @@ pub(crate) async fn check_password_login(
         }
     };
     // The allowance is for mistakes, not for logging in.
-    ctx.limits.login_failures_by_username.refund(&limit_key);
+    ctx.limits
+        .login_failures_by_username
+        .give_back(&limit_key)
+        .await;
     if !user.is_active {
         return Err(user_deactivated());
     }

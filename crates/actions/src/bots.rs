@@ -315,7 +315,7 @@ pub async fn create_bot(
             let bot = users::by_id(conn, id)?
                 .ok_or_else(|| ActionError::Internal("new bot vanished".into()))?;
             let people = active_users(conn)?;
-            for event in user_created(&ctx2, &bot, &people) {
+            for event in user_created(&ctx2, conn, &bot, &people)? {
                 events.push(event);
             }
             let object = bot_object(&ctx2, conn, &bot)?;

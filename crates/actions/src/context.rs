@@ -139,7 +139,9 @@ impl Context {
 }
 
 impl Context {
-    /// Runs `f` in one write transaction and publishes the events it recorded after the commit.
+    /// Runs `f` in one write transaction and publishes the events it recorded after the commit
+    /// (with an event log: appends them in the transaction, and returns once this process has
+    /// delivered them).
     /// Nested calls must not happen: an action calls this once.
     pub(crate) async fn write<F, R>(&self, f: F) -> ActionResult<R>
     where
@@ -147,15 +149,18 @@ impl Context {
         R: Send + 'static,
     {
         let _turn = self.events.shared().await;
-        let (result, events) = self
+        let logs = self.events.logs();
+        let (result, events, position) = self
             .db
             .transaction(move |conn| {
                 let mut events = Events::default();
                 let result = f(conn, &mut events)?;
-                Ok::<_, crate::error::ActionError>((result, events))
+                // With an event log, the events are appended last, in this transaction.
+                let position = crate::publish::append(conn, logs, &events.0)?;
+                Ok::<_, crate::error::ActionError>((result, events, position))
             })
             .await?;
-        self.events.publish(events.0);
+        self.events.committed(events.0, position).await;
         Ok(result)
     }
 }

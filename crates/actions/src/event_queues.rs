@@ -2,11 +2,152 @@
 
 use crate::context::Context;
 use crate::error::ActionResult;
+use crate::event_log::{LogFollower, QueueHome};
 use crate::register::RegisterRequest;
 use parley_domain::user::User;
 use parley_domain::{ErrorCode, RequestError};
 use parley_events::EventsError;
 use serde_json::Value;
+
+/// The header marking a request one server process forwarded to another, which answers it
+/// itself rather than forwarding it again.
+pub const FORWARDED_HEADER: &str = "x-parley-forwarded";
+
+/// What a request for a queue came to: answered here, or by the process holding the queue.
+#[derive(Debug)]
+pub enum Answer<T> {
+    /// This process answered.
+    Here(T),
+    /// Another process answered; its response, passed on as it came.
+    Forwarded {
+        /// Its HTTP status.
+        status: u16,
+        /// Its body (a JSON envelope).
+        body: Vec<u8>,
+    },
+}
+
+/// Where a request for `queue_id` is answered: another live process holding it (through the
+/// event log's registry of processes), else here. A forwarded request is always answered here.
+async fn home<'a>(
+    ctx: &'a Context,
+    queue_id: &str,
+    forwarded: bool,
+) -> ActionResult<Option<(&'a LogFollower, String)>> {
+    let Some(log) = ctx.events.log() else {
+        return Ok(None);
+    };
+    if forwarded {
+        return Ok(None);
+    }
+    Ok(match log.locate(queue_id).await? {
+        QueueHome::Here => None,
+        QueueHome::There(address) => Some((log, address)),
+    })
+}
+
+/// Sends a queue request on to the process at `address`, with the caller's credentials.
+async fn forward<T>(
+    ctx: &Context,
+    log: &LogFollower,
+    method: reqwest::Method,
+    address: &str,
+    authorization: Option<&str>,
+    query: &[(&str, String)],
+) -> ActionResult<Answer<T>> {
+    let queue_id = query
+        .iter()
+        .find(|(name, _)| *name == "queue_id")
+        .map(|(_, value)| value.as_str())
+        .unwrap_or_default();
+    // A long-poll waits up to the heartbeat; the answer may take a little longer.
+    let timeout = ctx.events.engine().config().heartbeat + std::time::Duration::from_secs(30);
+    let mut outgoing = log
+        .client()
+        .request(
+            method,
+            format!("{}/api/v1/events", address.trim_end_matches('/')),
+        )
+        .query(query)
+        .header(FORWARDED_HEADER, log.node().node_id.as_str())
+        .timeout(timeout);
+    if let Some(authorization) = authorization {
+        outgoing = outgoing.header(reqwest::header::AUTHORIZATION, authorization);
+    }
+    let response = match outgoing.send().await {
+        Ok(response) => response,
+        Err(e) => {
+            // The process holding the queue is not there any more: so is the queue.
+            tracing::info!(address, error = %e, "cannot forward an event queue request");
+            return Err(bad_queue(queue_id).into());
+        }
+    };
+    let status = response.status().as_u16();
+    let body = response
+        .bytes()
+        .await
+        .map_err(|_| crate::error::ActionError::from(bad_queue(queue_id)))?;
+    metrics::counter!("parley_event_requests_forwarded_total").increment(1);
+    Ok(Answer::Forwarded {
+        status,
+        body: body.to_vec(),
+    })
+}
+
+/// `GET /events` reaching any process: forwarded to the process holding the queue, else
+/// answered here ([`get_events`]). `authorization` is the caller's header, passed on.
+pub async fn get_events_anywhere(
+    ctx: &Context,
+    user: User,
+    request: GetEvents,
+    authorization: Option<&str>,
+    forwarded: bool,
+) -> ActionResult<Answer<EventBatch>> {
+    if let Some(queue_id) = &request.queue_id {
+        if let Some((log, address)) = home(ctx, queue_id, forwarded).await? {
+            let mut query = vec![
+                ("queue_id", queue_id.clone()),
+                ("dont_block", request.dont_block.to_string()),
+            ];
+            if let Some(last) = request.last_event_id {
+                query.push(("last_event_id", last.to_string()));
+            }
+            return forward(
+                ctx,
+                log,
+                reqwest::Method::GET,
+                &address,
+                authorization,
+                &query,
+            )
+            .await;
+        }
+    }
+    get_events(ctx, user, request).await.map(Answer::Here)
+}
+
+/// `DELETE /events` reaching any process, as [`get_events_anywhere`].
+pub async fn delete_queue_anywhere(
+    ctx: &Context,
+    user: User,
+    queue_id: String,
+    authorization: Option<&str>,
+    forwarded: bool,
+) -> ActionResult<Answer<()>> {
+    if let Some((log, address)) = home(ctx, &queue_id, forwarded).await? {
+        let query = [("queue_id", queue_id)];
+        return forward(
+            ctx,
+            log,
+            reqwest::Method::DELETE,
+            &address,
+            authorization,
+            &query,
+        )
+        .await;
+    }
+    delete_queue(ctx, user, queue_id).await.map(Answer::Here)
+}
 
 /// A `GET /events` request.
 #[derive(Debug, Clone, Default)]
@@ -62,7 +203,7 @@ fn map_error(err: EventsError) -> crate::error::ActionError {
 /// long-poll that comes back empty, because the server is stopping or a newer poll of the same
 /// queue took over, is not charged: a client re-polling then must not run out of allowance.)
 pub async fn get_events(ctx: &Context, user: User, request: GetEvents) -> ActionResult<EventBatch> {
-    let charge = || ctx.limits.api_by_user.hit(&user.id.to_string());
+    let key = user.id.to_string();
     let engine = ctx.events.engine();
     let queue_id = match request.queue_id {
         Some(id) => {
@@ -70,14 +211,16 @@ pub async fn get_events(ctx: &Context, user: User, request: GetEvents) -> Action
                 && engine.queue_belongs_to(user.id, &id)
                 && ctx.limits.polls.follows(&id, request.last_event_id);
             if !follows {
-                charge()?;
+                ctx.limits.api_by_user.take(&key).await?;
             }
             id
         }
         None => {
-            charge()?;
-            let options = crate::register::queue_options(&user, &request.register)?;
-            engine.register(options).0
+            ctx.limits.api_by_user.take(&key).await?;
+            let register =
+                crate::register::with_bot_defaults(ctx, &user, request.register.clone()).await?;
+            let options = crate::register::queue_options(&user, &register)?;
+            ctx.events.register(options)
         }
     };
     let events = ctx

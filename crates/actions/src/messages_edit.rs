@@ -776,7 +776,9 @@ fn post_move_notices(
     Ok(())
 }
 
-/// `GET /messages/{message_id}/history`: the message as it was after each edit, oldest first.
+/// `GET /messages/{message_id}/history`: the message as it was after each edit, oldest first;
+/// a content edit's snapshot also has the previous content, its rendering, and
+/// `content_html_diff` (the new rendering with the words inserted and deleted marked).
 pub async fn message_history(
     ctx: &Context,
     user: User,
@@ -811,13 +813,19 @@ pub async fn message_history(
                     "timestamp": entry["timestamp"], "user_id": entry["user_id"],
                 });
                 if let Some(prev) = entry.get("prev_content").and_then(Value::as_str) {
-                    snapshot["prev_content"] = json!(prev);
-                    snapshot["prev_rendered_content"] = entry["prev_rendered_content"].clone();
-                    content = prev.to_owned();
-                    rendered = entry["prev_rendered_content"]
+                    let prev_rendered = entry["prev_rendered_content"]
                         .as_str()
                         .unwrap_or_default()
                         .to_owned();
+                    snapshot["prev_content"] = json!(prev);
+                    snapshot["prev_rendered_content"] = json!(prev_rendered);
+                    snapshot["content_html_diff"] =
+                        json!(parley_markdown::html_diff::highlight_html_differences(
+                            &prev_rendered,
+                            &rendered
+                        ));
+                    content = prev.to_owned();
+                    rendered = prev_rendered;
                 }
                 if let Some(prev) = entry.get("prev_topic").and_then(Value::as_str) {
                     snapshot["prev_topic"] = json!(shown(prev));

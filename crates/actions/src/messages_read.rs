@@ -13,6 +13,7 @@ use parley_domain::narrow::{
 use parley_domain::user::User;
 use parley_domain::user_topic::VisibilityPolicy;
 use parley_domain::{ChannelId, MessageId, RequestError, UserId};
+use parley_markdown::highlight::SearchTerms;
 use parley_storage::messages::{self, Audience, Condition, Direction, ReadMessage};
 use parley_storage::{channels, subscriptions, user_topics, users, DbConn};
 use serde_json::{json, Map, Value};
@@ -566,7 +567,8 @@ pub async fn get_messages(
     ctx.db
         .run(move |conn| {
             let page = select_page(&ctx2, conn, &reader, &query)?;
-            let records = present(&ctx2, conn, &reader, &page.messages, query.presentation)?;
+            let mut records = present(&ctx2, conn, &reader, &page.messages, query.presentation)?;
+            highlight_matches(&mut records, &page.messages, &query.narrow);
             let mut out = Map::new();
             out.insert("anchor".into(), page.anchor.into());
             out.insert("found_anchor".into(), page.found_anchor.into());
@@ -694,19 +696,71 @@ pub async fn matches_narrow(
         .run(move |conn| {
             let policy = policy::load(conn)?;
             let resolved = resolve_narrow(&ctx2, conn, &policy, &reader, &narrow)?;
-            let audience = Audience { reader: reader.id, history_channels: Vec::new() };
+            let audience = Audience {
+                reader: reader.id,
+                history_channels: Vec::new(),
+            };
             let found = messages::by_ids_for(conn, &audience, &ids, &resolved.conditions)?;
+            let terms = search_terms(&narrow);
             let mut out = Map::new();
             for message in found {
-                let subject = escape_html(&message.row.topic);
+                let (content, subject) = match_fields(&message, terms.as_ref());
                 out.insert(
                     message.row.id.to_string(),
-                    json!({"match_content": message.row.rendered_content, "match_subject": subject}),
+                    json!({"match_content": content, "match_subject": subject}),
                 );
             }
             Ok(out)
         })
         .await
+}
+
+/// The words of a narrow's (not negated) `search` terms, if it has any.
+fn search_terms(narrow: &[NarrowTerm]) -> Option<SearchTerms> {
+    let texts: Vec<&str> = narrow
+        .iter()
+        .filter(|term| !term.negated)
+        .filter_map(|term| match &term.operator {
+            Operator::Search(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    (!texts.is_empty()).then(|| SearchTerms::new(&texts.join(" ")))
+}
+
+/// `match_content` (the rendered content) and `match_subject` (the escaped topic), with the
+/// search's words highlighted when there is a search.
+fn match_fields(message: &ReadMessage, terms: Option<&SearchTerms>) -> (String, String) {
+    let subject = escape_html(&message.row.topic);
+    match terms {
+        Some(terms) => (
+            terms.highlight_html(&message.row.rendered_content),
+            terms.highlight_html(&subject),
+        ),
+        None => (message.row.rendered_content.clone(), subject),
+    }
+}
+
+/// Adds `match_content` and `match_subject` to each message of a `search` narrow's answer, as
+/// the reference does.
+fn highlight_matches(records: &mut [Value], found: &[ReadMessage], narrow: &[NarrowTerm]) {
+    let Some(terms) = search_terms(narrow) else {
+        return;
+    };
+    let by_id: std::collections::HashMap<i64, &ReadMessage> =
+        found.iter().map(|m| (m.row.id, m)).collect();
+    for record in records.iter_mut() {
+        let Some(object) = record.as_object_mut() else {
+            continue;
+        };
+        let id = object.get("id").and_then(Value::as_i64).unwrap_or_default();
+        let Some(message) = by_id.get(&id) else {
+            continue;
+        };
+        let (content, subject) = match_fields(message, Some(&terms));
+        object.insert("match_content".into(), content.into());
+        object.insert("match_subject".into(), subject.into());
+    }
 }
 
 fn escape_html(text: &str) -> String {
@@ -773,7 +827,8 @@ pub async fn get_messages_by_ids(
                 history_channels: history,
             };
             let found = messages::by_ids_for(conn, &audience, &ids, &resolved.conditions)?;
-            let records = present(&ctx2, conn, &reader, &found, presentation)?;
+            let mut records = present(&ctx2, conn, &reader, &found, presentation)?;
+            highlight_matches(&mut records, &found, &narrow);
             let mut out = Map::new();
             out.insert("found_anchor".into(), false.into());
             out.insert("found_oldest".into(), false.into());

@@ -30,6 +30,9 @@ pub enum Destination {
     ChannelId(ChannelId),
     /// Users, by ID or email.
     Users(Vec<UserOperand>),
+    /// A channel message that names no channel: the sender's `default_sending_stream` (bots
+    /// have one), else "Missing channel", as the reference.
+    SenderDefault,
 }
 
 /// A message to send.
@@ -95,6 +98,14 @@ fn channel_for_send(
                 .into()),
                 Err(other) => Err(other),
             }
+        }
+        Destination::SenderDefault => {
+            let default = match sender.is_bot() {
+                true => parley_storage::bots::get(conn, sender.id)?.default_sending_stream,
+                false => None,
+            };
+            let id = default.ok_or_else(|| RequestError::bad_request("Missing channel"))?;
+            channel_for_send(conn, policy, sender, &Destination::ChannelId(id))
         }
         Destination::Users(_) => Err(RequestError::bad_request("Invalid message type").into()),
     }
@@ -212,10 +223,35 @@ pub async fn do_send_message(
     request: SendMessage,
 ) -> ActionResult<Sent> {
     let content = normalize_content(&request.content)?;
+    // Rendering reads the organization's data but writes nothing: it runs before the write
+    // transaction, so that SQLite's one writer is never held while Markdown is rendered.
+    let rendered = {
+        let (url, camo, content) = (ctx.realm.url.clone(), ctx.camo.clone(), content.clone());
+        ctx.db
+            .run(move |conn| {
+                Ok::<_, ActionError>(rendering::render_message(
+                    conn,
+                    &url,
+                    camo.as_ref(),
+                    &content,
+                ))
+            })
+            .await?
+    };
     let ctx2 = ctx.clone();
-    ctx.write(move |conn, events| send_in(&ctx2, conn, events, &sender, &request, &content))
-        .await
-        .inspect(|_| metrics::counter!("parley_messages_sent_total").increment(1))
+    ctx.write(move |conn, events| {
+        send_rendered_in(
+            &ctx2,
+            conn,
+            events,
+            &sender,
+            &request,
+            &content,
+            Some(rendered),
+        )
+    })
+    .await
+    .inspect(|_| metrics::counter!("parley_messages_sent_total").increment(1))
 }
 
 /// Sends `request` inside the caller's transaction: every check of `POST /messages`, the
@@ -228,6 +264,19 @@ pub(crate) fn send_in(
     sender: &User,
     request: &SendMessage,
     content: &str,
+) -> ActionResult<Sent> {
+    send_rendered_in(ctx, conn, events, sender, request, content, None)
+}
+
+/// [`send_in`] with the content already rendered (`None`: rendered here).
+fn send_rendered_in(
+    ctx: &Context,
+    conn: &mut DbConn,
+    events: &mut Events,
+    sender: &User,
+    request: &SendMessage,
+    content: &str,
+    rendered: Option<parley_markdown::Rendered>,
 ) -> ActionResult<Sent> {
     let policy = policy::load(conn)?;
     let read_by_sender = request
@@ -260,8 +309,9 @@ pub(crate) fn send_in(
             let topic = normalize_topic(raw_topic, "topic")?;
             check_topic_policy(&policy, &channel, &topic)?;
             let starts_topic = !messages::topic_exists(conn, channel.id, &topic)?;
-            let rendered =
-                rendering::render_message(conn, &ctx.realm.url, ctx.camo.as_ref(), content);
+            let rendered = rendered.unwrap_or_else(|| {
+                rendering::render_message(conn, &ctx.realm.url, ctx.camo.as_ref(), content)
+            });
             let mentioned = mentioned_users(conn, &policy, sender, &rendered)?;
             let recipients = subscriptions::active_recipients(conn, channel.id)?;
             if rendered.stream_wildcard {
@@ -374,8 +424,9 @@ pub(crate) fn send_in(
                 2 => (None, unique.iter().copied().find(|u| *u != sender.id)),
                 _ => (Some(messages::dm_group(conn, &key)?), None),
             };
-            let rendered =
-                rendering::render_message(conn, &ctx.realm.url, ctx.camo.as_ref(), content);
+            let rendered = rendered.unwrap_or_else(|| {
+                rendering::render_message(conn, &ctx.realm.url, ctx.camo.as_ref(), content)
+            });
             let mentioned = mentioned_users(conn, &policy, sender, &rendered)?;
             let mut rows: Vec<(UserId, i64)> = unique
                 .iter()

@@ -1,8 +1,17 @@
-//! Where actions hand over the events they caused. Events are published only after their
-//! transaction commits, and never while a register is reading its snapshot: together these make
-//! a snapshot plus the events that follow it exactly the current state.
+//! Where actions hand over the events they caused. Two ways, behind one interface:
+//!
+//! - **In process** (SQLite, one server process): events are published after their transaction
+//!   commits, and never while a register is reading its snapshot (the gate); together these
+//!   make a snapshot plus the events that follow it exactly the current state.
+//! - **Event log** (PostgreSQL, any number of server processes): every transaction appends its
+//!   events to the log in the database (`storage::event_log`), in commit order; every process
+//!   delivers the log to its own queues in that order (`crate::event_log`), and a register
+//!   reads its snapshot at a known log position, its queue taking the entries after it. No
+//!   process lock is involved.
 
+use crate::event_log::{LogFollower, NodeIdentity};
 use parley_events::{Bus, Engine, EngineConfig, Event, InProcessBus};
+use parley_storage::{DbConn, StorageError};
 use std::sync::Arc;
 use tokio::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -11,8 +20,11 @@ pub struct EventHub {
     engine: Engine,
     bus: Arc<dyn Bus>,
     /// Writers (actions) share it from before their commit until their events are delivered;
-    /// a register holds it alone while it creates its queue and reads its snapshot.
+    /// a register holds it alone while it creates its queue and reads its snapshot. Unused
+    /// (never held alone) with an event log.
     gate: RwLock<()>,
+    /// The event log this process follows, when events go through the database.
+    log: Option<LogFollower>,
 }
 
 impl EventHub {
@@ -22,6 +34,7 @@ impl EventHub {
             engine,
             bus,
             gate: RwLock::new(()),
+            log: None,
         }
     }
 
@@ -32,9 +45,53 @@ impl EventHub {
         EventHub::new(engine, bus)
     }
 
+    /// A hub whose events go through the event log of `db` (PostgreSQL), for a node named by
+    /// `node`. Nothing is delivered until [`EventHub::follow`] starts following the log.
+    pub fn logged(config: EngineConfig, db: parley_storage::Db, node: NodeIdentity) -> Self {
+        let engine = Engine::new(config);
+        let bus = Arc::new(InProcessBus::new(engine.clone()));
+        let log = LogFollower::new(engine.clone(), db, node);
+        EventHub {
+            log: Some(log),
+            ..EventHub::new(engine, bus)
+        }
+    }
+
+    /// The hub a server on `db` uses: the event log on PostgreSQL (any number of processes
+    /// may share the database), in process on SQLite (one process).
+    pub fn for_database(config: EngineConfig, db: &parley_storage::Db, node: NodeIdentity) -> Self {
+        match db.url() {
+            parley_storage::DatabaseUrl::Postgres(_) => EventHub::logged(config, db.clone(), node),
+            parley_storage::DatabaseUrl::Sqlite(_) => EventHub::in_process(config),
+        }
+    }
+
+    /// Starts delivering the log to this process's queues (from the position restored queues
+    /// were saved at, else from the log's head) and listening for new entries. Does nothing
+    /// without a log.
+    pub async fn follow(&self) -> crate::error::ActionResult<()> {
+        match &self.log {
+            Some(log) => log.start().await,
+            None => Ok(()),
+        }
+    }
+
+    /// The event log this process follows, if any.
+    pub fn log(&self) -> Option<&LogFollower> {
+        self.log.as_ref()
+    }
+
     /// The queues of this process.
     pub fn engine(&self) -> &Engine {
         &self.engine
+    }
+
+    /// Creates a queue receiving every event from now on (no snapshot); returns its ID.
+    pub(crate) fn register(&self, options: parley_events::QueueOptions) -> String {
+        match &self.log {
+            Some(log) => self.engine.register_named(options, log.new_queue_id()).0,
+            None => self.engine.register(options).0,
+        }
     }
 
     /// Held by a register while it creates its queue and reads its snapshot.
@@ -53,6 +110,56 @@ impl EventHub {
             self.bus.publish(events);
         }
     }
+
+    /// Whether transactions append their events to the log.
+    pub(crate) fn logs(&self) -> bool {
+        self.log.is_some()
+    }
+
+    /// After the commit: with a log, waits until this process has delivered the entry the
+    /// transaction appended (so a client reading its own queue right after sees its change);
+    /// without one, publishes the events.
+    pub(crate) async fn committed(&self, events: Vec<Event>, position: Option<i64>) {
+        match (&self.log, position) {
+            (Some(log), Some(position)) => log.wait_delivered(position).await,
+            _ => self.publish(events),
+        }
+    }
+
+    /// Publishes events that change no stored state (typing): in their own small transaction
+    /// with a log, under the gate without one. A failure is logged; such events are transient.
+    pub(crate) async fn publish_transient(&self, db: &parley_storage::Db, events: Vec<Event>) {
+        if events.is_empty() {
+            return;
+        }
+        if self.log.is_none() {
+            let _turn = self.shared().await;
+            self.publish(events);
+            return;
+        }
+        let appended = db
+            .transaction(move |conn| append(conn, true, &events))
+            .await;
+        match appended {
+            Ok(position) => self.committed(Vec::new(), position).await,
+            Err(e) => tracing::warn!(error = %e, "cannot append transient events to the log"),
+        }
+    }
+}
+
+/// Appends `events` to the log in the caller's transaction when `logs`, returning the entry's
+/// position; nothing (None) without a log or without events.
+pub(crate) fn append(
+    conn: &mut DbConn,
+    logs: bool,
+    events: &[Event],
+) -> Result<Option<i64>, StorageError> {
+    if !logs || events.is_empty() {
+        return Ok(None);
+    }
+    let text = serde_json::to_string(events)
+        .map_err(|e| StorageError::Task(format!("cannot serialize events: {e}")))?;
+    parley_storage::event_log::append(conn, &text, crate::time::now()).map(Some)
 }
 
 /// The events a transaction caused, published once it commits.

@@ -1,8 +1,12 @@
 //! Rate limits, as the reference server applies them: API requests per user, and failed password
-//! logins per username. Token buckets in memory: each key refills at `max / window` per second up
-//! to `max`, so bursts are allowed and a steady client never waits longer than it must.
+//! logins per username. Token buckets: each key refills at `max / window` per second up to
+//! `max`, so bursts are allowed and a steady client never waits longer than it must. In memory
+//! for one process; in PostgreSQL when several processes share the database
+//! ([`RateLimits::shared_in`]), so that a client spreading its requests over them gets the
+//! same allowance as with one.
 
 use parley_domain::{ErrorCode, RequestError};
+use parley_storage::Db;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -11,11 +15,22 @@ use std::time::{Duration, Instant};
 const PRUNE_ABOVE: usize = 10_000;
 
 /// One limit: at most `max` events per `window`, per key.
-#[derive(Debug)]
 pub struct RateLimiter {
     max: f64,
     per_second: f64,
     buckets: Mutex<HashMap<String, Bucket>>,
+    /// The database holding the buckets every process shares, and this limit's name there.
+    shared: Option<(Db, &'static str)>,
+}
+
+impl std::fmt::Debug for RateLimiter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RateLimiter")
+            .field("max", &self.max)
+            .field("per_second", &self.per_second)
+            .field("shared", &self.shared.as_ref().map(|(_, name)| name))
+            .finish()
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -32,6 +47,56 @@ impl RateLimiter {
             max,
             per_second: max / window.as_secs_f64().max(0.001),
             buckets: Mutex::new(HashMap::new()),
+            shared: None,
+        }
+    }
+
+    /// The same limit kept in `db` under `name` when `db` is PostgreSQL (several processes
+    /// may serve it); unchanged on SQLite.
+    pub fn shared_in(mut self, db: &Db, name: &'static str) -> Self {
+        if matches!(db.url(), parley_storage::DatabaseUrl::Postgres(_)) {
+            self.shared = Some((db.clone(), name));
+        }
+        self
+    }
+
+    /// Uses one event of `key`'s allowance, or fails with `RATE_LIMIT_HIT` and `retry-after`:
+    /// in the shared buckets when there are some (falling back to this process's own when the
+    /// database cannot be reached), else in memory.
+    pub async fn take(&self, key: &str) -> Result<(), RequestError> {
+        let Some((db, name)) = &self.shared else {
+            return self.hit(key);
+        };
+        if self.max >= f64::from(u32::MAX) {
+            return Ok(());
+        }
+        let (max, per_second) = (self.max, self.per_second);
+        let bucket = format!("{name}:{key}");
+        let taken = db
+            .run(move |conn| parley_storage::event_log::take_token(conn, &bucket, max, per_second))
+            .await;
+        match taken {
+            Ok(None) => Ok(()),
+            Ok(Some(wait)) => Err(rate_limited(wait)),
+            Err(e) => {
+                tracing::warn!(error = %e, "shared rate limit unavailable; limiting in memory");
+                self.hit(key)
+            }
+        }
+    }
+
+    /// Gives back one event of `key`'s allowance, wherever [`RateLimiter::take`] took it.
+    pub async fn give_back(&self, key: &str) {
+        let Some((db, name)) = &self.shared else {
+            return self.refund(key);
+        };
+        let max = self.max;
+        let bucket = format!("{name}:{key}");
+        let given = db
+            .run(move |conn| parley_storage::event_log::give_token(conn, &bucket, max))
+            .await;
+        if let Err(e) = given {
+            tracing::warn!(error = %e, "cannot give a rate-limit token back");
         }
     }
 
@@ -155,6 +220,17 @@ pub struct RateLimits {
     pub login_failures_by_username: RateLimiter,
     /// How far each event queue was served, for metering `GET /events`.
     pub polls: PollLedger,
+}
+
+impl RateLimits {
+    /// The same limits kept in `db` when it is PostgreSQL (see [`RateLimiter::shared_in`]).
+    pub fn shared_in(self, db: &Db) -> Self {
+        RateLimits {
+            api_by_user: self.api_by_user.shared_in(db, "api"),
+            login_failures_by_username: self.login_failures_by_username.shared_in(db, "login"),
+            polls: self.polls,
+        }
+    }
 }
 
 impl Default for RateLimits {

@@ -82,6 +82,10 @@ pub async fn do_update_realm(
             }
             store(conn, spec, value)?;
             events.push(setting_event(spec, value));
+            if spec.name == "waiting_period_threshold" {
+                // Members move between `role:members` and `role:fullmembers` at once.
+                crate::full_members::move_cutoff(conn, events, &policy.groups, crate::time::now())?;
+            }
             let reported = if value.is_string() {
                 Value::from("updated")
             } else {

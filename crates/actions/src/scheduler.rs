@@ -1,4 +1,5 @@
-//! The scheduler: sends scheduled messages and reminders when they are due. Each is sent
+//! The scheduler: sends scheduled messages and reminders when they are due (and moves full
+//! membership forward, see [`crate::full_members`]). Each is sent
 //! through the ordinary send path (so every permission is checked again at send time) in the
 //! same transaction that marks it delivered, so a crash can delay a message but never send it
 //! twice. A send that is refused is kept as failed, with the reason, and its owner is told, as
@@ -131,12 +132,21 @@ fn fail(
     Ok(())
 }
 
-/// Runs the scheduler until the server stops: every [`TICK`], everything due is sent.
+/// Runs the scheduler until the server stops: every [`TICK`], everything due is sent; every
+/// [`crate::full_members::CHECK_EVERY_TICKS`] ticks, members past the waiting period become
+/// full members.
 pub fn spawn_scheduler(ctx: Context) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut ticker = tokio::time::interval(TICK);
+        let mut ticks: u32 = 0;
         loop {
             ticker.tick().await;
+            if ticks.is_multiple_of(crate::full_members::CHECK_EVERY_TICKS) {
+                if let Err(e) = crate::full_members::do_update_full_members(&ctx, now()).await {
+                    tracing::warn!(error = %e, "cannot update full members");
+                }
+            }
+            ticks = ticks.wrapping_add(1);
             match do_deliver_due(&ctx, now()).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(handled = n, "sent scheduled messages"),

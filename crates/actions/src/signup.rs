@@ -1,10 +1,11 @@
-//! Signing up through a reusable invitation link (`/join/{key}/` and its API twin): the account
-//! is created by the ordinary user-creation action, then joins the link's channels and groups and
-//! receives the Welcome Bot's message.
+//! Signing up through an invitation (`/join/{key}/` and its API twin), a reusable link or a
+//! mailed one-use link: the account is created by the ordinary user-creation action, then joins
+//! the invitation's channels and groups and receives the Welcome Bot's message; the referrer of
+//! an email invitation hears from the Notification Bot when they asked to.
 
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
-use crate::invites::link_by_key;
+use crate::invites::{invites_changed, link_by_key, Invitation};
 use crate::messages_send::{do_send_message, Destination, SendMessage};
 use crate::notify::channels::{active_users, People, SubscribeEvents};
 use crate::notify::groups::members_changed;
@@ -20,7 +21,7 @@ use parley_domain::narrow::UserOperand;
 use parley_domain::user::User;
 use parley_domain::{ChannelId, RequestError, Role, UserId};
 use parley_storage::invites::MultiuseInvite;
-use parley_storage::{channels, groups};
+use parley_storage::{channels, email_invites, groups};
 
 /// What a person types into the sign-up form.
 #[derive(Debug, Clone)]
@@ -76,12 +77,25 @@ pub async fn do_accept_invitation(
         role: Role::Member,
     })?;
     let ctx2 = ctx.clone();
-    let (user, invite, default_text) = ctx
+    let (user, invitation, default_text) = ctx
         .write(move |conn, events| {
-            let (invite, state) = link_by_key(conn, &key)?.ok_or_else(no_such_link)?;
+            let (invitation, state) = link_by_key(conn, &key)?.ok_or_else(no_such_link)?;
             if let Some(msg) = state.message() {
                 return Err(ActionError::from(RequestError::bad_request(msg)));
             }
+            if let Invitation::Email(invite) = &invitation {
+                // The mailed link is for its address only.
+                if new.delivery_email != invite.email {
+                    return Err(RequestError::invalid_param(
+                        "email",
+                        format!("This invitation is for {}.", invite.email),
+                    )
+                    .into());
+                }
+                email_invites::set_status(conn, invite.link.id, email_invites::USED)?;
+                events.push(invites_changed(conn, invite.link.referred_by)?);
+            }
+            let invite = invitation.link();
             new.role = Role::from_code(invite.invited_as).unwrap_or(Role::Member);
             let user = create_user_in(
                 &ctx2,
@@ -90,15 +104,55 @@ pub async fn do_accept_invitation(
                 &new,
                 invite.include_realm_default_subscriptions,
             )?;
-            join_channels_and_groups(conn, events, &user, &invite)?;
-            Ok((user, invite, organization_welcome_text(conn)?))
+            join_channels_and_groups(conn, events, &user, invite)?;
+            Ok((user, invitation, organization_welcome_text(conn)?))
         })
         .await?;
+    let invite = invitation.link();
     if let Some(text) = welcome_text(invite.welcome_message_custom_text.as_deref(), &default_text) {
         send_welcome(ctx, user.id, text).await?;
     }
-    tracing::info!(user_id = %user.id, invite_id = invite.id, "joined through an invitation link");
+    if let Invitation::Email(email_invite) = &invitation {
+        if email_invite.notify_referrer_on_join {
+            notify_referrer(ctx, invite.referred_by, &user).await?;
+        }
+    }
+    tracing::info!(user_id = %user.id, invite_id = invite.id, "joined through an invitation");
     Ok(CreatedUser { user, api_key })
+}
+
+/// The Notification Bot tells the referrer (when still active) that `joined` accepted their
+/// invitation, as the reference does.
+async fn notify_referrer(ctx: &Context, referrer: UserId, joined: &User) -> ActionResult<()> {
+    let (bot, active) = ctx
+        .db
+        .transaction(move |conn| {
+            let bot = crate::notices::notification_bot(conn)?;
+            let active = parley_storage::users::by_id(conn, referrer)?.is_some_and(|u| u.is_active);
+            Ok::<_, ActionError>((bot, active))
+        })
+        .await?;
+    if !active {
+        return Ok(());
+    }
+    do_send_message(
+        ctx,
+        bot,
+        SendMessage {
+            kind: MessageKind::Direct,
+            to: Destination::Users(vec![UserOperand::Id(referrer.0)]),
+            topic: None,
+            content: format!(
+                "{} accepted your invitation to join Zulip!",
+                crate::notices::silent_mention(joined)
+            ),
+            read_by_sender: Some(true),
+            client: "Internal".to_owned(),
+            local_echo: None,
+        },
+    )
+    .await?;
+    Ok(())
 }
 
 /// Adds a new account to the link's channels and groups.

@@ -149,8 +149,7 @@ fn edit_typing(
 /// Publishes events that change no stored state, under the same gate as committed writes so
 /// that a register never sees them half-way.
 async fn publish(ctx: &Context, events: Vec<Event>) {
-    let _turn = ctx.events.shared().await;
-    ctx.events.publish(events);
+    ctx.events.publish_transient(&ctx.db, events).await;
 }
 
 /// `POST /typing`: tells a direct message's recipients (the sender included) or a channel's

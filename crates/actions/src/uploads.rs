@@ -768,7 +768,11 @@ fn delete_row(
                 .map(|t| thumbnail_store_path(&attachment.path_id, t)),
         );
     }
-    attachments::delete(conn, attachment.id)?;
+    // Deleted by another process meanwhile (two servers cleaning up at once): its files and
+    // its event are that one's.
+    if !attachments::delete(conn, attachment.id)? {
+        return Ok(Vec::new());
+    }
     let space = attachments::space_used(conn)?;
     events.push(attachment_removed(
         UserId(attachment.owner_id),

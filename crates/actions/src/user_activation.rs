@@ -7,15 +7,21 @@
 
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
+use crate::notify::to_users;
 use crate::notify::users::{
-    activation_changed, bot_updated, group_members_changed, role_system_group,
+    activation_changed, bot_updated, group_members_changed, users_who_can_access,
 };
+use crate::present::groups::setting_value;
 use crate::publish::Events;
-use parley_domain::groups::GroupId;
+use parley_domain::groups::{GroupId, GroupSetting};
+use parley_domain::realm::RealmPolicy;
 use parley_domain::user::User;
 use parley_domain::{ErrorCode, RequestError, UserId};
 use parley_storage::{users, DbConn};
-use serde_json::json;
+use parley_wire as wire;
+use parley_wire::event::{RealmEvent, UserGroupEvent};
+use serde_json::{json, Map};
+use std::collections::HashSet;
 
 /// The user with this ID, or "No such user".
 pub(crate) fn user_or_missing(conn: &mut DbConn, id: UserId) -> ActionResult<User> {
@@ -41,9 +47,9 @@ pub(crate) fn is_last_owner(conn: &mut DbConn, target: &User) -> ActionResult<bo
 }
 
 /// Deactivates one account and, for a person, the active bots they own, ending their browser
-/// sessions in the same transaction; records the events:
-/// `realm_user` `update` `{user_id, is_active: false}` to those who can access the account, and
-/// for bots `realm_bot` `update` to the bot's administrators.
+/// sessions in the same transaction; revokes the invitations the account sent; records the
+/// events: `realm_user` `update` `{user_id, is_active: false}` to those who can access the
+/// account, and for bots `realm_bot` `update` to the bot's administrators.
 pub(crate) fn deactivate_in(
     conn: &mut DbConn,
     events: &mut Events,
@@ -52,9 +58,12 @@ pub(crate) fn deactivate_in(
     if !target.is_active {
         return Ok(());
     }
+    let with_access: HashSet<UserId> = users_who_can_access(conn, target)?.into_iter().collect();
     users::set_active(conn, target.id, false)?;
     crate::sessions::end_sessions(conn, target.id, None)?;
     events.push(activation_changed(conn, target, false)?);
+    drop_from_groups(conn, events, target, &with_access)?;
+    crate::invites::revoke_invites_by(conn, events, target.id)?;
     if target.is_bot() {
         events.push(bot_updated(
             conn,
@@ -72,6 +81,81 @@ pub(crate) fn deactivate_in(
         }
     }
     tracing::info!(user_id = %target.id, "deactivated user");
+    Ok(())
+}
+
+/// A deactivated account leaves every group and every anonymous group setting. Those who can
+/// access it learn that from its `realm_user` `update`; the others (as the reference) get
+/// `user_group` `remove_members` for each user group it was a direct member of, `user_group`
+/// `update` for each group setting naming it directly, and `realm` `update_dict` for each such
+/// organization setting, with the setting's new value.
+fn drop_from_groups(
+    conn: &mut DbConn,
+    events: &mut Events,
+    target: &User,
+    with_access: &HashSet<UserId>,
+) -> ActionResult<()> {
+    let people = crate::notify::channels::active_users(conn)?;
+    let without: Vec<UserId> = people
+        .iter()
+        .map(|u| u.id)
+        .filter(|id| !with_access.contains(id))
+        .collect();
+    if without.is_empty() {
+        return Ok(());
+    }
+    let active: HashSet<UserId> = people.iter().map(|u| u.id).collect();
+    let policy = crate::policy::load(conn)?;
+    let names_target = |setting: &GroupSetting| setting.direct_members().contains(&target.id);
+    for group in users::direct_group_ids(conn, target.id)? {
+        if !policy.groups.system.contains_key(&GroupId(group)) {
+            events.push(to_users(
+                without.clone(),
+                wire::Event::UserGroup(UserGroupEvent::RemoveMembers {
+                    group_id: GroupId(group),
+                    user_ids: vec![target.id],
+                }),
+            ));
+        }
+    }
+    for row in parley_storage::groups::rows(conn)? {
+        let settings = crate::present::groups::settings_of(&row, &policy.groups);
+        for (name, value) in settings.iter() {
+            if names_target(value) {
+                let mut data = Map::new();
+                data.insert(
+                    name.to_owned(),
+                    serde_json::to_value(setting_value(value, &active)).unwrap_or_default(),
+                );
+                events.push(to_users(
+                    without.clone(),
+                    wire::Event::UserGroup(UserGroupEvent::Update {
+                        group_id: GroupId(row.id),
+                        data,
+                    }),
+                ));
+            }
+        }
+    }
+    for (name, value) in RealmPolicy::GROUP_SETTINGS
+        .iter()
+        .zip(policy.realm.group_settings())
+    {
+        if names_target(value) {
+            let mut data = Map::new();
+            data.insert(
+                (*name).to_owned(),
+                serde_json::to_value(setting_value(value, &active)).unwrap_or_default(),
+            );
+            events.push(to_users(
+                without.clone(),
+                wire::Event::Realm(RealmEvent::UpdateDict {
+                    property: "default",
+                    data,
+                }),
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -174,7 +258,10 @@ pub async fn reactivate_user_as(ctx: &Context, caller: &User, target: UserId) ->
             .into_iter()
             .map(GroupId)
             .collect();
-        if let Some(system) = policy.groups.system_id(role_system_group(target.role)) {
+        if let Some(system) = policy
+            .groups
+            .system_id(policy.groups.direct_system_group(&target))
+        {
             groups.push(system);
         }
         groups.sort();

@@ -4,9 +4,7 @@ use crate::auth::{user_by_any_email, AddressMatch};
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
 use crate::notify::channels::{active_users, People};
-use crate::notify::users::{
-    full_name_changed, group_members_changed, role_changed, role_system_group, user_created,
-};
+use crate::notify::users::{full_name_changed, group_members_changed, role_changed, user_created};
 use crate::present;
 use crate::publish::Events;
 use crate::secrets;
@@ -94,7 +92,8 @@ pub(crate) fn prepare_user(request: CreateUser) -> ActionResult<PreparedUser> {
 }
 
 /// Stores a prepared account inside the caller's transaction: the organization's default
-/// settings, the announcement to everyone, and (when `default_channels`) the default channels.
+/// settings, the revocation of pending email invitations of its address, the announcement to
+/// everyone, and (when `default_channels`) the default channels.
 /// A taken address is `BAD_REQUEST`.
 pub(crate) fn create_user_in(
     ctx: &Context,
@@ -114,21 +113,25 @@ pub(crate) fn create_user_in(
         other => other?,
     };
     crate::settings_changes::start_with_realm_defaults(conn, id)?;
+    crate::invites::revoke_pending_for(conn, events, &new.delivery_email)?;
     let user =
         users::by_id(conn, id)?.ok_or_else(|| ActionError::Internal("new user vanished".into()))?;
     let people = active_users(conn)?;
-    // Everyone learns of the account before its subscriptions (peer_add).
-    for event in user_created(ctx, &user, &people) {
-        events.push(event);
-    }
+    let mut joined = Events::default();
     if default_channels {
         let policy = crate::policy::load(conn)?;
         let people = People {
             users: &people,
             groups: &policy.groups,
         };
-        crate::subscriptions::subscribe_to_defaults(conn, &user, people, events)?;
+        crate::subscriptions::subscribe_to_defaults(conn, &user, people, &mut joined)?;
     }
+    // Everyone learns of the account before its subscriptions (peer_add); who may access it is
+    // decided with those subscriptions made.
+    for event in user_created(ctx, conn, &user, &people)? {
+        events.push(event);
+    }
+    events.0.extend(joined.0);
     Ok(user)
 }
 
@@ -281,8 +284,8 @@ pub(crate) fn change_role_in(
     after.role = role;
     events.push(role_changed(conn, &after, role)?);
     let graph = parley_storage::groups::graph(conn)?;
-    let old = graph.system_id(role_system_group(target.role));
-    let new = graph.system_id(role_system_group(role));
+    let old = graph.system_id(graph.direct_system_group(target));
+    let new = graph.system_id(graph.direct_system_group(&after));
     if old != new && target.is_active {
         if let Some(old) = old {
             events.push(group_members_changed(old, false, &[target.id]));

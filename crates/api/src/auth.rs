@@ -29,8 +29,9 @@ pub struct Auth(pub User);
 #[derive(Debug, Clone, Copy)]
 pub struct CallerId(pub UserId);
 
-/// The browser session a request was authenticated with, if any. It is left on the request by
-/// [`Auth`], so a handler takes it after `Auth` (a password change keeps this session).
+/// The browser session a request was made with, if any: the key of its session cookie outside
+/// `/api/` (read from the cookie, so it needs no lookup; [`Auth`] is what checks the session).
+/// A password change keeps this session.
 #[derive(Debug, Clone, Default)]
 pub struct CurrentSession(pub Option<SessionKey>);
 
@@ -39,11 +40,11 @@ impl FromRequest for CurrentSession {
     type Future = std::future::Ready<Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        std::future::ready(Ok(req
-            .extensions()
-            .get::<CurrentSession>()
-            .cloned()
-            .unwrap_or_default()))
+        let key = (!is_api_path(req.path()))
+            .then(|| cookies::read(req.headers(), cookies::SESSION_COOKIE))
+            .flatten()
+            .map(|token| SessionKey::of_token(&token));
+        std::future::ready(Ok(CurrentSession(key)))
     }
 }
 
@@ -146,8 +147,6 @@ async fn authenticate(req: HttpRequest, metered: bool) -> Result<User, ApiError>
                         }
                     }
                     req.extensions_mut().insert(CallerId(session.user.id));
-                    req.extensions_mut()
-                        .insert(CurrentSession(Some(session.key.clone())));
                     return Ok(session.user);
                 }
                 // A stale cookie next to Basic credentials: the credentials decide.

@@ -63,6 +63,9 @@ pub enum ErrorCode {
     CannotDeactivateLastUser,
     /// Deactivating a user group that a setting or another group still uses.
     CannotDeactivateGroupInUse,
+    /// Some invitations could not be sent (`errors`, `sent_invitations`, `daily_limit_reached`,
+    /// `license_limit_reached` say which and why).
+    InvitationFailed,
     /// A browser request without the session's CSRF token (403).
     CsrfFailed,
     /// An unexpected failure on the server's side.
@@ -101,6 +104,7 @@ impl ErrorCode {
             ErrorCode::ReactionDoesNotExist => "REACTION_DOES_NOT_EXIST",
             ErrorCode::CannotDeactivateLastUser => "CANNOT_DEACTIVATE_LAST_USER",
             ErrorCode::CannotDeactivateGroupInUse => "CANNOT_DEACTIVATE_GROUP_IN_USE",
+            ErrorCode::InvitationFailed => "INVITATION_FAILED",
             ErrorCode::CsrfFailed => "CSRF_FAILED",
             ErrorCode::InternalServerError => "INTERNAL_SERVER_ERROR",
         }

@@ -24,7 +24,8 @@ pub enum SystemGroup {
     Everyone,
     /// Every user but guests.
     Members,
-    /// Members past the waiting period; Parley has no waiting period, so the same as members.
+    /// Members whose account is older than the organization's `waiting_period_threshold` (in
+    /// days), and moderators and above.
     FullMembers,
     /// Moderators and above.
     Moderators,
@@ -84,7 +85,8 @@ impl SystemGroup {
         SystemGroup::ALL.into_iter().find(|g| g.name() == name)
     }
 
-    /// Whether a user with `role` belongs to this group.
+    /// Whether a user with `role` belongs to this group, for a full member when the group is
+    /// `role:fullmembers` (see [`GroupGraph::in_system_group`] for the waiting period).
     pub fn contains_role(self, role: Role) -> bool {
         match self {
             SystemGroup::Internet | SystemGroup::Everyone => true,
@@ -165,6 +167,15 @@ pub struct GroupGraph {
     pub subgroups: HashMap<GroupId, Vec<GroupId>>,
     /// Deactivated groups, which grant nothing.
     pub deactivated: HashSet<GroupId>,
+    /// Members (role) whose account was created after this Unix time are still in their waiting
+    /// period: in `role:members`, not yet in `role:fullmembers`. None when the organization has
+    /// no waiting period.
+    pub full_member_cutoff: Option<i64>,
+}
+
+/// The `full_member_cutoff` at `now` for a waiting period of `threshold_days` (0: none).
+pub fn full_member_cutoff(threshold_days: i64, now: i64) -> Option<i64> {
+    (threshold_days > 0).then(|| now.saturating_sub(threshold_days.saturating_mul(86_400)))
 }
 
 impl GroupGraph {
@@ -196,7 +207,7 @@ impl GroupGraph {
             return false;
         }
         if let Some(system) = self.system.get(&group) {
-            return system.contains_role(user.role);
+            return self.system_contains(*system, user);
         }
         if self
             .members
@@ -246,7 +257,36 @@ impl GroupGraph {
 
     /// Whether `user` is in the system group `group`.
     pub fn in_system_group(&self, group: SystemGroup, user: &User) -> bool {
-        user.is_active && group.contains_role(user.role)
+        user.is_active && self.system_contains(group, user)
+    }
+
+    fn system_contains(&self, group: SystemGroup, user: &User) -> bool {
+        match group {
+            SystemGroup::FullMembers => self.is_full_member(user),
+            other => other.contains_role(user.role),
+        }
+    }
+
+    /// Whether `user` (of any state) is a full member: a moderator or above, or a member whose
+    /// account has passed the waiting period, as the reference's `is_provisional_member` decides.
+    pub fn is_full_member(&self, user: &User) -> bool {
+        match user.role {
+            Role::Guest => false,
+            Role::Member => self
+                .full_member_cutoff
+                .is_none_or(|cutoff| user.date_joined <= cutoff),
+            _ => true,
+        }
+    }
+
+    /// The system group `user` is a direct member of, as the API lists system groups (each
+    /// nested in the next larger one): owners, administrators, moderators, full members (members
+    /// past the waiting period), members (still waiting) or everyone (guests).
+    pub fn direct_system_group(&self, user: &User) -> SystemGroup {
+        match user.role {
+            Role::Member if self.is_full_member(user) => SystemGroup::FullMembers,
+            other => SystemGroup::for_role(other),
+        }
     }
 }
 
@@ -307,5 +347,30 @@ mod tests {
             .check_setting(&GroupSetting::Group(GroupId(99)), "can_send_message_group")
             .unwrap_err();
         assert_eq!(err.data["var_name"], "can_send_message_group");
+    }
+
+    #[test]
+    fn full_members_wait_for_the_threshold() {
+        let mut g = graph();
+        let full = g.system_id(SystemGroup::FullMembers).unwrap();
+        let members = g.system_id(SystemGroup::Members).unwrap();
+        let mut new = user(1, Role::Member);
+        new.date_joined = 1_000_000;
+        assert!(g.contains(full, &new));
+        g.full_member_cutoff = full_member_cutoff(3, 1_000_000 + 2 * 86_400);
+        assert!(!g.contains(full, &new));
+        assert!(g.contains(members, &new));
+        assert_eq!(g.direct_system_group(&new), SystemGroup::Members);
+        let mut moderator = new.clone();
+        moderator.role = Role::Moderator;
+        assert!(g.contains(full, &moderator));
+        g.full_member_cutoff = full_member_cutoff(3, 1_000_000 + 3 * 86_400);
+        assert!(g.contains(full, &new));
+        assert_eq!(g.direct_system_group(&new), SystemGroup::FullMembers);
+        assert_eq!(full_member_cutoff(0, 5), None);
+        let mut guest = new.clone();
+        guest.role = Role::Guest;
+        assert!(!g.contains(full, &guest));
+        assert_eq!(g.direct_system_group(&guest), SystemGroup::Everyone);
     }
 }

@@ -1,5 +1,6 @@
-//! Reusable invitation links: who may invite to which role, when a link expires, and the
-//! welcome message a new account receives. Pure rules; storage and events live elsewhere.
+//! Invitations (email invitations and reusable links): who may invite to which role, when an
+//! invitation expires, which addresses are refused, and the welcome message a new account
+//! receives. Pure rules; storage and events live elsewhere.
 
 use crate::error::{ErrorCode, RequestError};
 use crate::role::Role;
@@ -134,6 +135,58 @@ pub fn join_url(realm_url: &str, key: &str) -> String {
     format!("{}/join/{key}/", realm_url.trim_end_matches('/'))
 }
 
+/// The addresses of `POST /invites`' `invitee_emails`: separated by commas or newlines, each
+/// trimmed, `Name <address>` read as its address, empty parts skipped, repeats dropped (first
+/// spelling kept), in the order given.
+pub fn parse_invitee_emails(raw: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for part in raw.split([',', '\n']) {
+        let part = match (part.find('<'), part.rfind('>')) {
+            (Some(open), Some(close)) if open < close => &part[open + 1..close],
+            _ => part,
+        };
+        let email = part.trim();
+        if !email.is_empty() && !out.iter().any(|e| e.eq_ignore_ascii_case(email)) {
+            out.push(email.to_owned());
+        }
+    }
+    out
+}
+
+/// How long an account must exist before a non-administrator may send email invitations in an
+/// organization that does not require invitations (the reference's `INVITES_MIN_USER_AGE_DAYS`).
+pub const INVITES_MIN_USER_AGE_DAYS: i64 = 3;
+
+/// One refused address of `POST /invites`: the address, why, and whether it belongs to a
+/// deactivated account.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefusedAddress {
+    /// The address as given.
+    pub email: String,
+    /// Why it was refused.
+    pub reason: &'static str,
+    /// Whether the address is a deactivated account's.
+    pub deactivated: bool,
+}
+
+/// `INVITATION_FAILED`: the reference's error for refused addresses, listing them in `errors`
+/// as `[address, reason, deactivated]`.
+pub fn invitation_failed(
+    msg: &str,
+    refused: &[RefusedAddress],
+    sent_invitations: bool,
+) -> RequestError {
+    let errors: Vec<serde_json::Value> = refused
+        .iter()
+        .map(|r| serde_json::json!([r.email, r.reason, r.deactivated]))
+        .collect();
+    RequestError::new(ErrorCode::InvitationFailed, msg)
+        .with("errors", errors)
+        .with("sent_invitations", sent_invitations)
+        .with("license_limit_reached", false)
+        .with("daily_limit_reached", false)
+}
+
 /// Stores a list of IDs as text (`"1,2,3"`).
 pub fn format_ids(ids: &[i64]) -> String {
     ids.iter()
@@ -197,5 +250,31 @@ mod tests {
         assert_eq!(parse_ids(&format_ids(&[3, 1, 2])), vec![3, 1, 2]);
         assert_eq!(parse_ids(""), Vec::<i64>::new());
         assert_eq!(join_url("http://x/", "abc"), "http://x/join/abc/");
+    }
+
+    #[test]
+    fn invitee_emails_are_split_and_unwrapped() {
+        assert_eq!(
+            parse_invitee_emails("a@x.org, Bee <b@x.org>\n\n,A@X.org ,c@x.org"),
+            vec!["a@x.org", "b@x.org", "c@x.org"]
+        );
+        assert!(parse_invitee_emails(" , \n").is_empty());
+    }
+
+    #[test]
+    fn invitation_failed_lists_refused_addresses() {
+        let err = invitation_failed(
+            "m",
+            &[RefusedAddress {
+                email: "a@x.org".into(),
+                reason: "Already has an account.",
+                deactivated: false,
+            }],
+            true,
+        );
+        assert_eq!(err.code, ErrorCode::InvitationFailed);
+        assert_eq!(err.data["errors"][0][1], "Already has an account.");
+        assert_eq!(err.data["sent_invitations"], true);
+        assert_eq!(err.data["daily_limit_reached"], false);
     }
 }

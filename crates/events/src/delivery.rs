@@ -11,8 +11,9 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 /// Delivers `event`; queues left holding more than `max_events` are dropped (see
-/// [`crate::EngineConfig::max_queue_events`]).
-pub(crate) fn deliver(state: &mut State, event: &Event, max_events: usize) {
+/// [`crate::EngineConfig::max_queue_events`]). An event from the log at position `seq` skips
+/// the queues whose snapshot already includes it.
+pub(crate) fn deliver(state: &mut State, event: &Event, max_events: usize, seq: Option<i64>) {
     let no_flags: Arc<[String]> = Arc::from(Vec::new());
     let mut overflowed: Vec<Arc<str>> = Vec::new();
     let State {
@@ -22,6 +23,9 @@ pub(crate) fn deliver(state: &mut State, event: &Event, max_events: usize) {
         ..
     } = &mut *state;
     let mut deliver_one = |queue: &mut Queue, flags: &Arc<[String]>| {
+        if seq.is_some_and(|seq| queue.after >= seq) {
+            return;
+        }
         if deliver_to(queue, &event.body, flags) && queue.events.len() > max_events {
             overflowed.push(Arc::clone(&queue.id));
         }

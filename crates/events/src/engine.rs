@@ -6,6 +6,7 @@ use crate::event::Event;
 use crate::options::QueueOptions;
 use crate::queue::{Queue, DEFAULT_HEARTBEAT_SECONDS, DEFAULT_QUEUE_TIMEOUT_SECONDS};
 use crate::state::State;
+
 use parley_domain::UserId;
 use serde_json::{Map, Value};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -94,8 +95,16 @@ impl Engine {
     /// Creates a queue; returns (queue_id, last_event_id = -1).
     pub fn register(&self, options: QueueOptions) -> (String, i64) {
         let id = uuid::Uuid::new_v4().to_string();
-        let queue = Queue::new(Arc::from(id.as_str()), Arc::new(options), Instant::now());
-        self.lock().insert(queue);
+        self.register_named(options, id)
+    }
+
+    /// Creates a queue with this ID (unique: a node's prefix and a UUID); it receives every
+    /// event delivered from now on. Returns (queue_id, last_event_id = -1).
+    pub fn register_named(&self, options: QueueOptions, id: String) -> (String, i64) {
+        let mut queue = Queue::new(Arc::from(id.as_str()), Arc::new(options), Instant::now());
+        let mut state = self.lock();
+        queue.after = state.position;
+        state.insert(queue);
         (id, -1)
     }
 
@@ -115,7 +124,103 @@ impl Engine {
     /// Delivers one event to every matching queue (called by the bus).
     pub fn deliver(&self, event: &Event) {
         let max = self.0.config.max_queue_events;
-        delivery::deliver(&mut self.lock(), event, max);
+        delivery::deliver(&mut self.lock(), event, max, None);
+    }
+
+    /// Delivers the events of the log entry at `seq`, in order, to every matching queue whose
+    /// snapshot does not include them, and records `seq` as delivered. An entry at or below the
+    /// delivered position is ignored, so an entry read twice is applied once.
+    pub fn deliver_logged(&self, seq: i64, events: &[Event]) {
+        let max = self.0.config.max_queue_events;
+        let mut state = self.lock();
+        if seq <= state.position {
+            return;
+        }
+        for event in events {
+            delivery::deliver(&mut state, event, max, Some(seq));
+        }
+        state.position = seq;
+    }
+
+    /// The newest log entry delivered to the queues.
+    pub fn position(&self) -> i64 {
+        self.lock().position
+    }
+
+    /// Sets the delivered position without delivering anything: where a node starts following
+    /// the log (its head at start, or the position its restored queues were saved at).
+    pub fn set_position(&self, seq: i64) {
+        self.lock().position = seq;
+    }
+
+    /// Forgets every queue (their clients re-register): for a node that can no longer deliver
+    /// every event to them, such as one that fell behind entries already pruned from the log.
+    pub fn drop_all_queues(&self) -> usize {
+        let mut state = self.lock();
+        let ids: Vec<Arc<str>> = state.queues.keys().cloned().collect();
+        for id in &ids {
+            state.remove(id);
+        }
+        ids.len()
+    }
+
+    /// Creates a queue whose snapshot was read at log position `after`: it receives exactly
+    /// the entries above `after`. When the engine has already delivered past `after`, the
+    /// entries in between must be in `backlog` (entries above `after`, in order), and are
+    /// delivered to the new queue alone; otherwise this returns `Err(position)` and the caller
+    /// reads the log up to that position and tries again.
+    pub fn register_after(
+        &self,
+        options: QueueOptions,
+        queue_id: String,
+        after: i64,
+        backlog: &[(i64, Vec<Event>)],
+    ) -> Result<String, i64> {
+        let queue = Queue::new(
+            Arc::from(queue_id.as_str()),
+            Arc::new(options),
+            Instant::now(),
+        );
+        self.insert_caught_up(queue, after, backlog)?;
+        Ok(queue_id)
+    }
+
+    /// Inserts `queue`, whose events reach log position `after`, delivering to it alone the
+    /// entries of `backlog` up to the engine's position (see [`Engine::register_after`]).
+    pub(crate) fn insert_caught_up(
+        &self,
+        mut queue: Queue,
+        after: i64,
+        backlog: &[(i64, Vec<Event>)],
+    ) -> Result<(), i64> {
+        let max = self.0.config.max_queue_events;
+        queue.after = queue.after.max(after);
+        let mut state = self.lock();
+        let position = state.position;
+        if position > after {
+            if backlog.last().is_none_or(|(seq, _)| *seq < position) {
+                return Err(position);
+            }
+            // The same delivery code, on a state holding the new queue alone.
+            let id = Arc::clone(&queue.id);
+            let mut alone = State::default();
+            alone.insert(queue);
+            for (seq, events) in backlog.iter().filter(|(seq, _)| *seq <= position) {
+                for event in events {
+                    delivery::deliver(&mut alone, event, max, Some(*seq));
+                }
+            }
+            let Some(mut caught_up) = alone.remove(&id) else {
+                // Overflowed while catching up: its client re-registers.
+                return Ok(());
+            };
+            caught_up.after = position;
+            queue = caught_up;
+        }
+        if !state.queues.contains_key(&*queue.id) {
+            state.insert(queue);
+        }
+        Ok(())
     }
 
     /// DELETE /events: removes the queue; a poll waiting on it returns `BadQueueId`.
@@ -181,6 +286,11 @@ impl Engine {
                 Engine(inner).collect_garbage();
             }
         })
+    }
+
+    /// Whether a queue of this ID exists (whoever owns it).
+    pub fn has_queue(&self, queue_id: &str) -> bool {
+        self.lock().queues.contains_key(queue_id)
     }
 
     /// Number of queues (for benchmarks and the docs).

@@ -27,3 +27,4 @@ pub use engine::{Engine, EngineConfig};
 pub use error::EventsError;
 pub use event::{Audience, Body, Capability, Event, MessagePayload, MessageRecipient};
 pub use options::{ClientCapabilities, NarrowFilter, QueueOptions};
+pub use persist::HandedOff;

@@ -26,6 +26,9 @@ const FORMAT: u32 = 1;
 #[derive(Serialize, Deserialize)]
 struct Snapshot {
     format: u32,
+    /// The event-log position the queues had received up to (0 without a log).
+    #[serde(default)]
+    position: i64,
     bodies: Vec<StoredBody>,
     queues: Vec<StoredQueue>,
 }
@@ -46,6 +49,13 @@ struct StoredQueue {
     #[serde(default)]
     mergeable: Vec<i64>,
     events: Vec<StoredEvent>,
+    /// See `Queue::after`.
+    #[serde(default = "no_position")]
+    after: i64,
+}
+
+fn no_position() -> i64 {
+    i64::MIN
 }
 
 #[derive(Serialize, Deserialize)]
@@ -112,18 +122,26 @@ impl Engine {
         };
         let parsed = serde_json::from_reader::<_, Snapshot>(BufReader::new(file))
             .map_err(|e| EventsError::Corrupt(e.to_string()))
-            .and_then(|snapshot| rebuild(snapshot, Instant::now()));
+            .and_then(|snapshot| {
+                let position = snapshot.position;
+                rebuild(snapshot, Instant::now()).map(|queues| (position, queues))
+            });
         if let Err(e) = std::fs::rename(path, with_suffix(path, ".last")) {
             tracing::warn!(path = %path.display(), error = %e, "could not set the event queue file aside");
         }
-        let queues = match parsed {
-            Ok(queues) => queues,
+        let (position, queues) = match parsed {
+            Ok(parsed) => parsed,
             Err(e) => {
                 tracing::warn!(path = %path.display(), error = %e, "event queues not restored");
                 return Ok(0);
             }
         };
         let mut state = self.lock();
+        // Entries of the log after this position are delivered to the restored queues when
+        // the node follows the log again.
+        if position > 0 {
+            state.position = position;
+        }
         let mut count = 0;
         for queue in queues {
             if !state.queues.contains_key(&*queue.id) {
@@ -138,55 +156,126 @@ impl Engine {
     /// A copy of every queue, sharing bodies (cheap `Arc` clones), taken under the lock and
     /// serialized outside it.
     fn snapshot(&self) -> Snapshot {
-        let mut bodies = Vec::new();
-        let mut index: HashMap<usize, usize> = HashMap::new();
-        let mut body_index = |body: StoredBody, ptr: usize| {
-            *index.entry(ptr).or_insert_with(|| {
-                bodies.push(body);
-                bodies.len() - 1
-            })
-        };
         let state = self.lock();
-        let queues = state
+        let snapshot = snapshot_of(state.queues.values(), state.position);
+        drop(state);
+        snapshot
+    }
+
+    /// Removes every queue and serializes each on its own, for a stopping node to hand them to
+    /// the others (see `parley_actions::event_log`): returns the log position their events
+    /// reach and the queues. Waiting polls answer (their queues are gone here).
+    pub fn hand_off_all(&self) -> (i64, Vec<HandedOff>) {
+        let mut state = self.lock();
+        let position = state.position;
+        let handed = state
             .queues
             .values()
-            .map(|queue| StoredQueue {
-                queue_id: queue.id.to_string(),
-                options: Arc::clone(&queue.options),
-                next_event_id: queue.next_id,
-                newest_pruned_id: queue.newest_pruned_id,
-                handed_out: queue.handed_out,
-                mergeable: queue.mergeable.clone(),
-                events: queue
-                    .events
-                    .iter()
-                    .map(|event| match &event.item {
-                        Item::Json(map) => StoredEvent {
-                            id: event.id,
-                            body: body_index(
-                                StoredBody::Json(Arc::clone(map)),
-                                Arc::as_ptr(map) as usize,
-                            ),
-                            flags: None,
-                        },
-                        Item::Message { payload, flags } => StoredEvent {
-                            id: event.id,
-                            body: body_index(
-                                StoredBody::Message(Arc::clone(payload)),
-                                Arc::as_ptr(payload) as usize,
-                            ),
-                            flags: Some(flags.to_vec()),
-                        },
-                    })
-                    .collect(),
+            .filter_map(|queue| {
+                let snapshot = snapshot_of(std::iter::once(queue), position);
+                match serde_json::to_string(&snapshot) {
+                    Ok(data) => Some(HandedOff {
+                        queue_id: queue.id.to_string(),
+                        user_id: queue.options.user_id,
+                        data,
+                    }),
+                    Err(e) => {
+                        tracing::warn!(queue_id = %queue.id, error = %e, "queue not handed over");
+                        None
+                    }
+                }
             })
             .collect();
-        drop(state);
-        Snapshot {
-            format: FORMAT,
-            bodies,
-            queues,
+        let ids: Vec<Arc<str>> = state.queues.keys().cloned().collect();
+        for id in &ids {
+            state.remove(id);
         }
+        (position, handed)
+    }
+
+    /// Adopts a queue another node handed over (`data` from [`Engine::hand_off_all`]), whose
+    /// events reach log position `position`; entries after it that this engine delivered
+    /// already must be in `backlog`, as for [`Engine::register_after`] (else `Err(Some(n))`:
+    /// read the log up to `n` and try again). `Err(None)`: the data is unreadable.
+    pub fn adopt(
+        &self,
+        data: &str,
+        position: i64,
+        backlog: &[(i64, Vec<crate::Event>)],
+    ) -> Result<(), Option<i64>> {
+        let queue = serde_json::from_str::<Snapshot>(data)
+            .map_err(|e| EventsError::Corrupt(e.to_string()))
+            .and_then(|snapshot| rebuild(snapshot, Instant::now()))
+            .map_err(|e| {
+                tracing::warn!(error = %e, "a handed-over queue is unreadable");
+                None
+            })?
+            .pop()
+            .ok_or(None)?;
+        self.insert_caught_up(queue, position, backlog)
+            .map_err(Some)
+    }
+}
+
+/// A queue serialized on its own for another node.
+#[derive(Debug, Clone)]
+pub struct HandedOff {
+    /// Its ID, which its client keeps using.
+    pub queue_id: String,
+    /// Its owner.
+    pub user_id: parley_domain::UserId,
+    /// The queue (options, events, IDs), as JSON.
+    pub data: String,
+}
+
+/// The queues given, each shared body once.
+fn snapshot_of<'a>(queues: impl Iterator<Item = &'a Queue>, position: i64) -> Snapshot {
+    let mut bodies = Vec::new();
+    let mut index: HashMap<usize, usize> = HashMap::new();
+    let mut body_index = |body: StoredBody, ptr: usize| {
+        *index.entry(ptr).or_insert_with(|| {
+            bodies.push(body);
+            bodies.len() - 1
+        })
+    };
+    let queues = queues
+        .map(|queue| StoredQueue {
+            queue_id: queue.id.to_string(),
+            options: Arc::clone(&queue.options),
+            next_event_id: queue.next_id,
+            newest_pruned_id: queue.newest_pruned_id,
+            handed_out: queue.handed_out,
+            mergeable: queue.mergeable.clone(),
+            after: queue.after,
+            events: queue
+                .events
+                .iter()
+                .map(|event| match &event.item {
+                    Item::Json(map) => StoredEvent {
+                        id: event.id,
+                        body: body_index(
+                            StoredBody::Json(Arc::clone(map)),
+                            Arc::as_ptr(map) as usize,
+                        ),
+                        flags: None,
+                    },
+                    Item::Message { payload, flags } => StoredEvent {
+                        id: event.id,
+                        body: body_index(
+                            StoredBody::Message(Arc::clone(payload)),
+                            Arc::as_ptr(payload) as usize,
+                        ),
+                        flags: Some(flags.to_vec()),
+                    },
+                })
+                .collect(),
+        })
+        .collect();
+    Snapshot {
+        format: FORMAT,
+        position,
+        bodies,
+        queues,
     }
 }
 
@@ -233,6 +322,7 @@ fn rebuild(snapshot: Snapshot, now: Instant) -> Result<Vec<Queue>, EventsError> 
             queue.next_id = stored.next_event_id;
             queue.newest_pruned_id = stored.newest_pruned_id;
             queue.handed_out = stored.handed_out;
+            queue.after = stored.after;
             queue.mergeable = stored
                 .mergeable
                 .into_iter()

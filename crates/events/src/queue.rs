@@ -70,6 +70,9 @@ pub(crate) struct Queue {
     /// Bumped when a new poll supersedes a waiting one, which then returns.
     pub generation: u64,
     pub notify: Arc<Notify>,
+    /// The event-log position the queue's snapshot includes: log entries at or below it are
+    /// not delivered to it (`i64::MIN` when events do not come from a log).
+    pub after: i64,
 }
 
 impl Queue {
@@ -86,6 +89,7 @@ impl Queue {
             waiters: 0,
             generation: 0,
             notify: Arc::new(Notify::new()),
+            after: i64::MIN,
         }
     }
 

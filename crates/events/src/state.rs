@@ -18,6 +18,9 @@ pub(crate) struct State {
     pub waiting: usize,
     /// Set when the server shuts down: polls answer at once instead of waiting.
     pub closing: bool,
+    /// The newest event-log entry delivered to the queues (0 before any, and when events do
+    /// not come from a log).
+    pub position: i64,
 }
 
 impl State {

@@ -26,6 +26,8 @@ mod emoji;
 mod escape;
 mod extract;
 mod fence;
+pub mod highlight;
+pub mod html_diff;
 mod linkifiers;
 mod math;
 mod mentions;

@@ -23,6 +23,13 @@ pub enum DbConn {
 /// How long an SQLite writer waits for another's lock before failing.
 pub const SQLITE_BUSY_TIMEOUT_MS: u32 = 5_000;
 
+/// SQLite's memory budget for the whole process, in KiB: its page caches and everything else it
+/// allocates (`PRAGMA soft_heap_limit`, which is process-wide). Each connection's cache may grow
+/// to the whole budget, and together they stay near it: when SQLite's memory nears the limit,
+/// page caches recycle their pages instead of allocating more. Without it, every pooled
+/// connection kept up to its own 32 MB.
+pub const SQLITE_MEMORY_BUDGET_KIB: i64 = 48 * 1024;
+
 /// When SQLite waits for the disk (`PRAGMA synchronous`, in WAL mode).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SqliteSynchronous {
@@ -123,8 +130,10 @@ pub fn establish_with(url: &DatabaseUrl, options: ConnOptions) -> Result<DbConn,
                  PRAGMA journal_mode = WAL;
                  PRAGMA synchronous = {};
                  PRAGMA foreign_keys = ON;
-                 PRAGMA cache_size = -32000;",
-                options.sqlite_synchronous.as_str()
+                 PRAGMA cache_size = -{SQLITE_MEMORY_BUDGET_KIB};
+                 PRAGMA soft_heap_limit = {};",
+                options.sqlite_synchronous.as_str(),
+                SQLITE_MEMORY_BUDGET_KIB * 1024
             ))?;
             Ok(DbConn::Sqlite(conn))
         }

@@ -31,9 +31,50 @@ pub fn create_system_groups(
     Ok(created)
 }
 
-/// Every group with its members and subgroups.
+/// The organization's waiting period for full membership, in days (0: none).
+pub fn waiting_period_threshold(conn: &mut DbConn) -> Result<i64, StorageError> {
+    let stored = crate::realms::permissions(conn)?;
+    Ok(
+        parley_domain::realm_settings::stored_or_default("waiting_period_threshold", &stored)
+            .as_i64()
+            .unwrap_or(0),
+    )
+}
+
+/// Where the stored full-membership cutoff is kept (`realm_permissions`): the Unix time up to
+/// which members' accounts count as full members, as last announced to clients.
+pub const FULL_MEMBER_CUTOFF: &str = "full_member_cutoff";
+
+/// The full-membership cutoff in force: None without a waiting period; else the one last
+/// announced (see [`FULL_MEMBER_CUTOFF`]), or, before any was, the one of `now`.
+pub fn current_full_member_cutoff(
+    conn: &mut DbConn,
+    now: i64,
+) -> Result<Option<i64>, StorageError> {
+    let stored = crate::realms::permissions(conn)?;
+    let threshold =
+        parley_domain::realm_settings::stored_or_default("waiting_period_threshold", &stored)
+            .as_i64()
+            .unwrap_or(0);
+    if threshold <= 0 {
+        return Ok(None);
+    }
+    let announced = stored
+        .get(FULL_MEMBER_CUTOFF)
+        .and_then(|text| text.parse::<i64>().ok());
+    Ok(announced.or_else(|| parley_domain::groups::full_member_cutoff(threshold, now)))
+}
+
+/// Every group with its members and subgroups, and who is a full member (the cutoff last
+/// announced, so that permissions and snapshots agree with the events clients received).
 pub fn graph(conn: &mut DbConn) -> Result<GroupGraph, StorageError> {
-    let mut graph = GroupGraph::default();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    let mut graph = GroupGraph {
+        full_member_cutoff: current_full_member_cutoff(conn, now)?,
+        ..GroupGraph::default()
+    };
     let groups = user_groups::table
         .select((
             user_groups::id,

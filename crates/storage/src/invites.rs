@@ -199,6 +199,17 @@ pub fn revoke(conn: &mut DbConn, id: i64) -> Result<bool, StorageError> {
     Ok(changed > 0)
 }
 
+/// Revokes every link `referrer` created; returns how many were not revoked yet.
+pub fn revoke_by(conn: &mut DbConn, referrer: UserId) -> Result<usize, StorageError> {
+    Ok(diesel::update(
+        multiuse_invites::table
+            .filter(multiuse_invites::referred_by.eq(referrer.0))
+            .filter(multiuse_invites::revoked.eq(false)),
+    )
+    .set(multiuse_invites::revoked.eq(true))
+    .execute(conn)?)
+}
+
 /// Moves a link's expiry (None: never); for administration and tests that need an expired link.
 pub fn set_expiry_date(
     conn: &mut DbConn,

@@ -5,6 +5,7 @@ use crate::conn::{ConnOptions, ConnectionManager, DbConn, SqliteSynchronous};
 use crate::error::StorageError;
 use crate::migrate;
 use crate::url::DatabaseUrl;
+use crate::writer::Writer;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -16,6 +17,8 @@ pub struct Db {
     /// SQLite has one writer at a time; taking turns here, rather than in SQLite's lock, means a
     /// transaction never fails with "database is locked" when it upgrades from reading to writing.
     sqlite_writer: Option<Arc<Mutex<()>>>,
+    /// SQLite's writing thread, which commits concurrent transactions together (group commit).
+    group_writer: Option<Arc<Writer>>,
 }
 
 /// Pool sizing.
@@ -28,6 +31,9 @@ pub struct PoolOptions {
     /// SQLite's `synchronous`: `Full` (the default) keeps every acknowledged commit through a
     /// power loss.
     pub sqlite_synchronous: SqliteSynchronous,
+    /// Whether SQLite's writing transactions go to one thread that commits them in batches
+    /// (the default; see `writer.rs`) or each takes its turn on a pooled connection.
+    pub sqlite_group_commit: bool,
 }
 
 impl Default for PoolOptions {
@@ -36,6 +42,7 @@ impl Default for PoolOptions {
             max_size: 8,
             connection_timeout: Duration::from_secs(10),
             sqlite_synchronous: SqliteSynchronous::Full,
+            sqlite_group_commit: true,
         }
     }
 }
@@ -76,10 +83,19 @@ impl Db {
             .connection_timeout(options.connection_timeout)
             .build(ConnectionManager::new(url.clone(), conn_options))?;
         let sqlite_writer = matches!(url, DatabaseUrl::Sqlite(_)).then(|| Arc::new(Mutex::new(())));
+        let group_writer = match &sqlite_writer {
+            Some(turn) if options.sqlite_group_commit => Some(Arc::new(Writer::start(
+                url.clone(),
+                conn_options,
+                turn.clone(),
+            )?)),
+            _ => None,
+        };
         Ok(Db {
             pool,
             url,
             sqlite_writer,
+            group_writer,
         })
     }
 
@@ -138,13 +154,18 @@ impl Db {
     }
 
     /// Runs `f` in one transaction on a blocking thread: committed when it returns `Ok`, rolled
-    /// back otherwise.
+    /// back otherwise. On SQLite it runs on the writing thread, in a savepoint of a transaction
+    /// shared with the other transactions waiting at the time (group commit, `writer.rs`); its
+    /// result comes back once that transaction has committed.
     pub async fn transaction<F, R, E>(&self, f: F) -> Result<R, E>
     where
         F: FnOnce(&mut DbConn) -> Result<R, E> + Send + 'static,
         R: Send + 'static,
         E: From<StorageError> + Send + 'static,
     {
+        if let Some(writer) = &self.group_writer {
+            return writer.transaction(f).await;
+        }
         let writer = self.sqlite_writer.clone();
         self.run(move |conn| {
             let asked = Instant::now();

@@ -173,16 +173,25 @@ pub fn delete(conn: &mut DbConn, id: i64) -> Result<bool, StorageError> {
     Ok(deleted > 0)
 }
 
-/// The earliest one due at `now` that has neither been sent nor failed.
+/// The earliest one due at `now` that has neither been sent nor failed. On PostgreSQL it is
+/// locked until the caller's transaction ends, and one another transaction has locked is
+/// skipped, so that several server processes each send a different one, and each exactly
+/// once (SQLite is served by one process).
 pub fn next_due(conn: &mut DbConn, now: i64) -> Result<Option<ScheduledMessage>, StorageError> {
-    Ok(sm::table
-        .filter(sm::delivered.eq(false))
-        .filter(sm::failed.eq(false))
-        .filter(sm::scheduled_at.le(now))
-        .order((sm::scheduled_at, sm::id))
-        .select(ScheduledMessage::as_select())
-        .first(conn)
-        .optional()?)
+    macro_rules! due {
+        () => {
+            sm::table
+                .filter(sm::delivered.eq(false))
+                .filter(sm::failed.eq(false))
+                .filter(sm::scheduled_at.le(now))
+                .order((sm::scheduled_at, sm::id))
+                .select(ScheduledMessage::as_select())
+        };
+    }
+    Ok(match conn {
+        DbConn::Pg(conn) => due!().for_update().skip_locked().first(conn).optional()?,
+        DbConn::Sqlite(conn) => due!().first(conn).optional()?,
+    })
 }
 
 /// Records that it was sent as `message_id`.

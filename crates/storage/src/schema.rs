@@ -412,6 +412,24 @@ diesel::allow_tables_to_appear_in_same_query!(
 );
 
 diesel::table! {
+    email_invites (id) {
+        id -> BigInt,
+        confirmation_key -> Text,
+        email -> Text,
+        referred_by -> BigInt,
+        invited_as -> BigInt,
+        stream_ids -> Text,
+        group_ids -> Text,
+        include_realm_default_subscriptions -> Bool,
+        welcome_message_custom_text -> Nullable<Text>,
+        notify_referrer_on_join -> Bool,
+        date_created -> BigInt,
+        expiry_date -> Nullable<BigInt>,
+        status -> BigInt,
+    }
+}
+
+diesel::table! {
     multiuse_invites (id) {
         id -> BigInt,
         confirmation_key -> Text,

@@ -119,6 +119,28 @@ impl SqlBuilder {
         (text, binds)
     }
 
+    /// Runs a statement that returns no rows; answers how many rows it changed.
+    pub fn execute(&self, conn: &mut DbConn) -> Result<usize, StorageError> {
+        macro_rules! run {
+            ($c:expr, $backend:ty, $dialect:expr) => {{
+                let (text, binds) = self.render($dialect);
+                let mut query = diesel::sql_query(text).into_boxed::<$backend>();
+                for bind in binds {
+                    query = match bind {
+                        Bind::Int(v) => query.bind::<BigInt, _>(v),
+                        Bind::Text(v) => query.bind::<Text, _>(v),
+                        Bind::Bool(v) => query.bind::<Bool, _>(v),
+                    };
+                }
+                query.execute($c)?
+            }};
+        }
+        Ok(match conn {
+            DbConn::Sqlite(c) => run!(c, Sqlite, Dialect::Sqlite),
+            DbConn::Pg(c) => run!(c, Pg, Dialect::Postgres),
+        })
+    }
+
     /// Runs the query and loads its rows.
     pub fn load<T>(&self, conn: &mut DbConn) -> Result<Vec<T>, StorageError>
     where

@@ -3,6 +3,7 @@
 use crate::conn::DbConn;
 use crate::error::StorageError;
 use crate::schema::user_topics;
+use crate::sql::{Bind, SqlBuilder};
 use diesel::prelude::*;
 use parley_domain::{ChannelId, UserId};
 
@@ -66,7 +67,9 @@ pub fn of_user(conn: &mut DbConn, user: UserId) -> Result<Vec<UserTopic>, Storag
         .load(conn)?)
 }
 
-/// Sets a policy; 0 (inherit) removes it.
+/// Sets a policy; 0 (inherit) removes it. An upsert, so two transactions setting the same
+/// topic's policy at once (two first messages in a new topic) both succeed instead of one
+/// failing on the primary key.
 pub fn set(
     conn: &mut DbConn,
     user: UserId,
@@ -76,24 +79,33 @@ pub fn set(
     now: i64,
 ) -> Result<(), StorageError> {
     let key = topic.to_lowercase();
-    diesel::delete(
-        user_topics::table
-            .filter(user_topics::user_id.eq(user.0))
-            .filter(user_topics::channel_id.eq(channel.0))
-            .filter(user_topics::topic_key.eq(&key)),
-    )
-    .execute(conn)?;
-    if policy != 0 {
-        diesel::insert_into(user_topics::table)
-            .values((
-                user_topics::user_id.eq(user.0),
-                user_topics::channel_id.eq(channel.0),
-                user_topics::topic_key.eq(&key),
-                user_topics::topic.eq(topic),
-                user_topics::visibility_policy.eq(policy),
-                user_topics::last_updated.eq(now),
-            ))
-            .execute(conn)?;
+    if policy == 0 {
+        diesel::delete(
+            user_topics::table
+                .filter(user_topics::user_id.eq(user.0))
+                .filter(user_topics::channel_id.eq(channel.0))
+                .filter(user_topics::topic_key.eq(&key)),
+        )
+        .execute(conn)?;
+        return Ok(());
     }
+    let mut sql = SqlBuilder::new();
+    sql.push("INSERT INTO user_topics (user_id, channel_id, topic_key, topic, visibility_policy, last_updated) VALUES (")
+        .bind(Bind::Int(user.0))
+        .push(", ")
+        .bind(Bind::Int(channel.0))
+        .push(", ")
+        .bind(Bind::Text(key))
+        .push(", ")
+        .bind(Bind::Text(topic.to_owned()))
+        .push(", ")
+        .bind(Bind::Int(policy))
+        .push(", ")
+        .bind(Bind::Int(now))
+        .push(
+            ") ON CONFLICT (user_id, channel_id, topic_key) DO UPDATE SET topic = excluded.topic, \
+             visibility_policy = excluded.visibility_policy, last_updated = excluded.last_updated",
+        );
+    sql.execute(conn)?;
     Ok(())
 }

@@ -228,3 +228,67 @@ backend_test! {
         app.get("/users/me").as_user(&rotated).send().await.success();
     }
 }
+
+backend_test! {
+    async fn a_bots_default_channels_steer_sending_and_registering(app) {
+        let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
+        let created = create_bot(&app, &ann, "steer", &[]).await;
+        let bot = bot_account(&app, &created, "steer");
+        let dev = app.create_channel(&ann, "dev", &[&ann, &bot], &[]).await;
+        app.create_channel(&ann, "ops", &[&ann, &bot], &[]).await;
+        // The defaults name channels the owner may use; set them now that they exist.
+        app.patch(&format!("/bots/{}", bot.user_id.0)).as_user(&ann)
+            .param("default_sending_stream", "dev").param("default_events_register_stream", "dev")
+            .send().await.success();
+
+        // A queue registered without a narrow follows the default channel only.
+        let queue = app.register(&bot, &[("event_types", json!(["message"]))]).await;
+        let queue_id = queue["queue_id"].as_str().unwrap().to_owned();
+        let in_ops = app.send_to_channel(&ann, "ops", "t", "elsewhere").await;
+        // A channel message without `to` goes to the default channel.
+        let sent = app.post("/messages").as_user(&bot).param("type", "stream").param("topic", "t")
+            .param("content", "to my default").send().await.success();
+        let id = sent["id"].as_i64().unwrap();
+        let message = app.get(&format!("/messages/{id}")).as_user(&ann).send().await.success();
+        assert_eq!(message["message"]["stream_id"], dev);
+        let events = app.events_of(&bot, &queue_id, &["message"]).await;
+        let ids: Vec<i64> = events.iter().map(|e| e["message"]["id"].as_i64().unwrap()).collect();
+        assert_eq!(ids, vec![id], "not {in_ops}");
+        // An explicit narrow wins.
+        let queue = app.register(&bot, &[("event_types", json!(["message"])), ("narrow", json!([["channel", "ops"]]))]).await;
+        let again = app.send_to_channel(&ann, "ops", "t", "here").await;
+        let events = app.events_of(&bot, queue["queue_id"].as_str().unwrap(), &["message"]).await;
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0]["message"]["id"], again);
+
+        // A person has no default channel; nor has a bot without one.
+        let body = app.post("/messages").as_user(&ann).param("type", "stream").param("topic", "t")
+            .param("content", "x").send().await.error(400, "BAD_REQUEST");
+        assert_eq!(body["msg"], "Missing channel");
+        let plain = create_bot(&app, &ann, "plain", &[]).await;
+        let plain = bot_account(&app, &plain, "plain");
+        let body = app.post("/messages").as_user(&plain).param("type", "stream").json_param("to", &json!([]))
+            .param("topic", "t").param("content", "x").send().await.error(400, "BAD_REQUEST");
+        assert_eq!(body["msg"], "Missing channel");
+        // Direct messages still need recipients.
+        let body = app.post("/messages").as_user(&bot).param("type", "direct")
+            .param("content", "x").send().await.error(400, "REQUEST_VARIABLE_MISSING");
+        assert_eq!(body["var_name"], "to");
+    }
+}
+
+backend_test! {
+    async fn a_bots_default_all_public_streams_applies_when_register_does_not_say(app) {
+        let ann = app.create_user("ann@parley.test", "Ann", Role::Administrator).await;
+        let created = create_bot(&app, &ann, "watch", &[("default_all_public_streams", "true")]).await;
+        let bot = bot_account(&app, &created, "watch");
+        app.create_channel(&ann, "open", &[&ann], &[]).await;
+        let all = app.register(&bot, &[("event_types", json!(["message"]))]).await;
+        let explicit = app.register(&bot, &[("event_types", json!(["message"])), ("all_public_streams", json!(false))]).await;
+        let id = app.send_to_channel(&ann, "open", "t", "for everyone").await;
+        let events = app.events_of(&bot, all["queue_id"].as_str().unwrap(), &["message"]).await;
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0]["message"]["id"], id);
+        assert!(app.events_of(&bot, explicit["queue_id"].as_str().unwrap(), &["message"]).await.is_empty());
+    }
+}

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// The part of a snapshot the oracle compares, in a form events can be applied to.
 #[derive(Debug, Default, PartialEq)]
-struct State {
+pub(crate) struct State {
     max_message_id: i64,
     /// (channel, lower-cased topic, id) of unread channel messages.
     unread_channel: BTreeSet<(i64, String, i64)>,
@@ -41,7 +41,7 @@ fn ids(value: &Value) -> Vec<i64> {
 }
 
 impl State {
-    fn from_snapshot(s: &Value) -> State {
+    pub(crate) fn from_snapshot(s: &Value) -> State {
         let mut state = State {
             max_message_id: s["max_message_id"].as_i64().unwrap(),
             ..State::default()
@@ -100,7 +100,7 @@ impl State {
     }
 
     /// What the reference's `apply_events` does for these event types.
-    fn apply(&mut self, me: i64, event: &Value) {
+    pub(crate) fn apply(&mut self, me: i64, event: &Value) {
         let flags = |e: &Value| -> Vec<String> {
             e["flags"]
                 .as_array()
@@ -286,10 +286,15 @@ impl State {
     }
 }
 
-const CHANNELS: [&str; 3] = ["alpha", "beta", "gamma"];
+pub(crate) const CHANNELS: [&str; 3] = ["alpha", "beta", "gamma"];
 const TOPICS: [&str; 3] = ["one", "Two", ""];
 
-async fn random_action(app: &TestApp, rng: &mut Lcg, people: &[Account], sent: &mut Vec<i64>) {
+pub(crate) async fn random_action(
+    app: &TestApp,
+    rng: &mut Lcg,
+    people: &[Account],
+    sent: &mut Vec<i64>,
+) {
     let actor = &people[rng.next(people.len())];
     let watcher = &people[0];
     match rng.next(11) {

@@ -87,6 +87,15 @@ backend_test! {
         assert_eq!(snapshots[0]["content"], "first draft");
         assert_eq!(snapshots[1]["content"], "second **draft**");
         assert_eq!(snapshots[1]["prev_content"], "first draft");
+        assert_eq!(snapshots[1]["prev_rendered_content"], "<p>first draft</p>");
+        assert_eq!(snapshots[1]["rendered_content"], "<p>second <strong>draft</strong></p>");
+        // The new rendering, the inserted words and the deleted ones marked, as the reference.
+        assert_eq!(
+            snapshots[1]["content_html_diff"],
+            "<div><p><span class=\"highlight_text_inserted\">second </span>\
+             <span class=\"highlight_text_deleted\">first </span><strong>draft</strong></p></div>"
+        );
+        assert!(snapshots[0].get("content_html_diff").is_none());
         assert_eq!(snapshots[0]["topic"], "t");
 
         app.patch(&path).as_user(&ann).param("content", "   ").send().await.success();

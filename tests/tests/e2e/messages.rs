@@ -415,3 +415,35 @@ backend_test! {
         assert!(html.contains("user-mention"), "{html}");
     }
 }
+
+backend_test! {
+    async fn search_results_are_highlighted(app) {
+        let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
+        app.create_channel(&ann, "dev", &[&ann], &[]).await;
+        let a = app.send_to_channel(&ann, "dev", "Builds & releases <v2>", "The **builds** are green; see [build log](https://ci.example.com/build)").await;
+        let b = app.send_to_channel(&ann, "dev", "other", "nothing here").await;
+        let body = fetch(&app, &ann, json!([["search", "build"]])).await;
+        let messages = body["messages"].as_array().unwrap();
+        assert_eq!(messages.len(), 1);
+        let m = &messages[0];
+        assert_eq!(m["id"], a);
+        // Words in text nodes, by stem; the link's address is left alone.
+        assert_eq!(
+            m["match_content"],
+            "<p>The <strong><span class=\"highlight\">builds</span></strong> are green; see \
+             <a href=\"https://ci.example.com/build\" target=\"_blank\" rel=\"noopener noreferrer\"><span class=\"highlight\">build</span> log</a></p>"
+        );
+        assert_eq!(m["match_subject"], "<span class=\"highlight\">Builds</span> &amp; releases &lt;v2&gt;");
+        // The same fields from GET /messages/matches_narrow, and none without a search.
+        let body = app.get("/messages/matches_narrow").as_user(&ann).json_param("msg_ids", &json!([a, b]))
+            .json_param("narrow", &json!([["search", "releasing"]])).send().await.success();
+        let matched = body["messages"].as_object().unwrap();
+        assert_eq!(matched.len(), 1);
+        assert_eq!(matched[&a.to_string()]["match_subject"], "Builds &amp; <span class=\"highlight\">releases</span> &lt;v2&gt;");
+        let plain = fetch(&app, &ann, json!([["channel", "dev"]])).await;
+        assert!(plain["messages"][0].get("match_content").is_none());
+        let by_ids = app.get("/messages").as_user(&ann).json_param("message_ids", &json!([a]))
+            .json_param("narrow", &json!([["search", "green"]])).send().await.success();
+        assert!(by_ids["messages"][0]["match_content"].as_str().unwrap().contains("<span class=\"highlight\">green</span>"));
+    }
+}

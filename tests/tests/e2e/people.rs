@@ -516,3 +516,181 @@ backend_test! {
         assert_eq!(body["msg"], "No such user");
     }
 }
+
+/// Removes the organization's default channels, so that new accounts share no channel.
+async fn no_default_channels(app: &TestApp) {
+    let all = app.ctx.db.run(parley_storage::channels::all).await.unwrap();
+    for channel in all.iter().filter(|c| c.is_default) {
+        app.delete("/default_streams")
+            .as_user(&app.owner)
+            .param("stream_id", channel.id.0)
+            .send()
+            .await
+            .success();
+    }
+}
+
+fn group_moves(events: &[Value]) -> Vec<(String, i64, Value)> {
+    events
+        .iter()
+        .filter(|e| e["type"] == "user_group")
+        .map(|e| {
+            (
+                e["op"].as_str().unwrap().to_owned(),
+                e["group_id"].as_i64().unwrap(),
+                e["user_ids"].clone(),
+            )
+        })
+        .collect()
+}
+
+async fn snapshot_members(app: &TestApp, who: &Account, group: i64) -> Vec<Value> {
+    let body = app
+        .register(who, &[("fetch_event_types", json!(["realm_user_groups"]))])
+        .await;
+    body["realm_user_groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["id"] == group)
+        .unwrap()["members"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+backend_test! {
+    async fn full_membership_follows_the_waiting_period(app) {
+        let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
+        let moderator = app.create_user("mod@parley.test", "Mod", Role::Moderator).await;
+        let q = queue(&app, &moderator, json!(["user_group"])).await;
+        let full = system_group(&app, "role:fullmembers").await;
+        let members = system_group(&app, "role:members").await;
+        let who = json!([ann.user_id.0]);
+
+        // A new account is not a full member once the organization has a waiting period.
+        app.patch("/realm").as_user(&app.owner).param("waiting_period_threshold", 3).send().await.success();
+        assert_eq!(group_moves(&app.events_of(&moderator, &q, &["user_group"]).await), vec![
+            ("remove_members".to_owned(), full, who.clone()),
+            ("add_members".to_owned(), members, who.clone()),
+        ]);
+        assert!(snapshot_members(&app, &moderator, members).await.contains(&json!(ann.user_id.0)));
+        assert!(!snapshot_members(&app, &moderator, full).await.contains(&json!(ann.user_id.0)));
+        // Moderators are full members whatever their age.
+        assert!(!snapshot_members(&app, &moderator, members).await.contains(&json!(moderator.user_id.0)));
+        // So a setting of `role:fullmembers` leaves the new member out.
+        set_permission(&app, "can_create_public_channel_group", full.to_string()).await;
+        app.post("/channels/create").as_user(&ann).param("name", "early").json_param("subscribers", &json!([]))
+            .send().await.error(400, "BAD_REQUEST");
+
+        // Nothing changes until the period has passed.
+        let now = parley_actions::time::now();
+        assert_eq!(parley_actions::full_members::do_update_full_members(&app.ctx, now + 86_400).await.unwrap(), 0);
+        // Three days later the scheduler's check makes Ann a full member.
+        let q = queue(&app, &moderator, json!(["user_group"])).await;
+        assert_eq!(parley_actions::full_members::do_update_full_members(&app.ctx, now + 3 * 86_400 + 5).await.unwrap(), 1);
+        assert_eq!(group_moves(&app.events_of(&moderator, &q, &["user_group"]).await), vec![
+            ("remove_members".to_owned(), members, who.clone()),
+            ("add_members".to_owned(), full, who.clone()),
+        ]);
+        assert!(snapshot_members(&app, &moderator, full).await.contains(&json!(ann.user_id.0)));
+        app.post("/channels/create").as_user(&ann).param("name", "later").json_param("subscribers", &json!([]))
+            .send().await.success();
+
+        // A longer period makes her wait again; none makes everyone a full member.
+        let q = queue(&app, &moderator, json!(["user_group"])).await;
+        app.patch("/realm").as_user(&app.owner).param("waiting_period_threshold", 30).send().await.success();
+        app.patch("/realm").as_user(&app.owner).param("waiting_period_threshold", 0).send().await.success();
+        assert_eq!(group_moves(&app.events_of(&moderator, &q, &["user_group"]).await), vec![
+            ("remove_members".to_owned(), full, who.clone()),
+            ("add_members".to_owned(), members, who.clone()),
+            ("remove_members".to_owned(), members, who.clone()),
+            ("add_members".to_owned(), full, who.clone()),
+        ]);
+        assert_eq!(parley_actions::full_members::do_update_full_members(&app.ctx, now).await.unwrap(), 0);
+    }
+}
+
+backend_test! {
+    async fn a_new_account_reaches_in_full_only_those_who_can_access_it(app) {
+        no_default_channels(&app).await;
+        let members = system_group(&app, "role:members").await;
+        set_permission(&app, "can_access_all_users_group", members.to_string()).await;
+        let guest = app.create_user("guest@parley.test", "Guest", Role::Guest).await;
+        let member = app.create_user("mem@parley.test", "Mem", Role::Member).await;
+        let gq = queue(&app, &guest, json!(["realm_user"])).await;
+        let mq = queue(&app, &member, json!(["realm_user"])).await;
+        let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
+        let adds = |events: Vec<Value>| -> Vec<Value> {
+            events.into_iter().filter(|e| e["op"] == "add").map(|e| e["person"].clone()).collect()
+        };
+        let seen_by_guest = adds(app.events_of(&guest, &gq, &["realm_user"]).await);
+        assert_eq!(seen_by_guest.len(), 1);
+        assert_eq!(seen_by_guest[0]["user_id"], ann.user_id.0);
+        assert_eq!(seen_by_guest[0]["full_name"], "Unknown user");
+        let seen_by_member = adds(app.events_of(&member, &mq, &["realm_user"]).await);
+        assert_eq!(seen_by_member[0]["full_name"], "Ann");
+        // The snapshot says the same.
+        let body = app.register(&guest, &[("fetch_event_types", json!(["realm_user"]))]).await;
+        let listed = body["realm_users"].as_array().unwrap().iter()
+            .find(|u| u["user_id"] == ann.user_id.0).unwrap().clone();
+        assert_eq!(listed["full_name"], "Unknown user");
+
+        // Someone who joins a default channel the guest is in is accessible to the guest.
+        let lobby = app.create_channel(&app.owner, "lobby", &[&app.owner, &guest], &[]).await;
+        app.post("/default_streams").as_user(&app.owner).param("stream_id", lobby).send().await.success();
+        let gq = queue(&app, &guest, json!(["realm_user"])).await;
+        let bob = app.create_user("bob@parley.test", "Bob", Role::Member).await;
+        let seen_by_guest = adds(app.events_of(&guest, &gq, &["realm_user"]).await);
+        assert_eq!(seen_by_guest.len(), 1);
+        assert_eq!(seen_by_guest[0]["user_id"], bob.user_id.0);
+        assert_eq!(seen_by_guest[0]["full_name"], "Bob");
+    }
+}
+
+backend_test! {
+    async fn a_deactivated_user_leaves_anonymous_settings(app) {
+        no_default_channels(&app).await;
+        let members = system_group(&app, "role:members").await;
+        set_permission(&app, "can_access_all_users_group", members.to_string()).await;
+        let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
+        let guest = app.create_user("guest@parley.test", "Guest", Role::Guest).await;
+        let body = app.post("/user_groups/create").as_user(&app.owner)
+            .param("name", "crew").param("description", "c")
+            .json_param("members", &json!([ann.user_id.0]))
+            .json_param("can_manage_group", &json!({"direct_members": [ann.user_id.0], "direct_subgroups": []}))
+            .send().await.success();
+        let crew = body["group_id"].as_i64().unwrap();
+        let setting = json!({"direct_members": [ann.user_id.0, app.owner.user_id.0], "direct_subgroups": []});
+        app.patch("/realm").as_user(&app.owner).json_param("can_add_custom_emoji_group", &setting)
+            .send().await.success();
+        let gq = queue(&app, &guest, json!(["realm_user", "user_group", "realm"])).await;
+        let wq = queue(&app, &app.owner, json!(["realm_user", "user_group", "realm"])).await;
+        app.delete(&format!("/users/{}", ann.user_id.0)).as_user(&app.owner).send().await.success();
+
+        // The guest cannot access Ann: it is told of each group and setting she left.
+        let events = app.events_of(&guest, &gq, &["realm_user", "user_group", "realm"]).await;
+        let shapes: Vec<Value> = events.iter().map(|e| {
+            let mut e = e.clone();
+            e.as_object_mut().unwrap().remove("id");
+            e
+        }).collect();
+        assert_eq!(shapes, vec![
+            json!({"type": "user_group", "op": "remove_members", "group_id": crew, "user_ids": [ann.user_id.0]}),
+            json!({"type": "user_group", "op": "update", "group_id": crew,
+                   "data": {"can_manage_group": {"direct_members": [], "direct_subgroups": []}}}),
+            json!({"type": "realm", "op": "update_dict", "property": "default",
+                   "data": {"can_add_custom_emoji_group": {"direct_members": [app.owner.user_id.0], "direct_subgroups": []}}}),
+        ]);
+        // Those who can access her learn it from the deactivation itself.
+        let events = app.events_of(&app.owner, &wq, &["realm_user", "user_group", "realm"]).await;
+        assert_eq!(events.len(), 1, "{events:?}");
+        assert_eq!(events[0]["person"]["is_active"], false);
+        // The snapshot agrees.
+        let snap = app.register(&guest, &[("fetch_event_types", json!(["realm", "realm_user_groups"]))]).await;
+        assert_eq!(snap["realm_can_add_custom_emoji_group"], json!({"direct_members": [app.owner.user_id.0], "direct_subgroups": []}));
+        let group = snap["realm_user_groups"].as_array().unwrap().iter().find(|g| g["id"] == crew).unwrap().clone();
+        assert_eq!(group["members"], json!([]));
+        assert_eq!(group["can_manage_group"], json!({"direct_members": [], "direct_subgroups": []}));
+    }
+}

@@ -187,3 +187,29 @@ backend_test! {
         assert_eq!(first(json!([["channel", "dev"]])).await, dev_a);
     }
 }
+
+backend_test! {
+    async fn simultaneous_first_messages_in_a_new_topic_all_succeed(app) {
+        // Each send sees no policy yet and follows the topic: the policy is written once, and
+        // no send fails on the other's row.
+        let (ann, _, _) = setup(&app).await;
+        let sends = (0..6).map(|i| {
+            let (app, ann) = (&app, &ann);
+            async move {
+                app.post("/messages")
+                    .as_user(ann)
+                    .param("type", "stream")
+                    .param("to", "dev")
+                    .param("topic", "race")
+                    .param("content", format!("message {i}"))
+                    .send()
+                    .await
+                    .success()
+            }
+        });
+        let answers = futures_util::future::join_all(sends).await;
+        assert_eq!(answers.len(), 6);
+        let snapshot = app.register(&ann, &[]).await;
+        assert_eq!(policies(&snapshot), vec![("race".to_owned(), 3)]);
+    }
+}

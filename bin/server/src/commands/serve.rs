@@ -26,6 +26,11 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         ),
         None => None,
     };
+    // One server per SQLite database; PostgreSQL takes any number.
+    let _serving = match &config.database_url {
+        parley_storage::DatabaseUrl::Sqlite(path) => Some(crate::single_server::lock(path)?),
+        parley_storage::DatabaseUrl::Postgres(_) => None,
+    };
     let (ctx, bootstrap) = startup::start(&config).await?;
     parley_actions::bootstrap::do_record_server_url(&ctx)
         .await
@@ -72,12 +77,25 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     let engine = ctx.events.engine().clone();
     // Only the server restores queues (and dumps them at exit): other commands must leave the
     // saved file alone.
-    let restored = engine
-        .restore(&config.event_queues_file())
-        .context("cannot restore the event queues")?;
+    // With the event log, queues are handed over through the database instead (adopted by
+    // whichever process a request for them reaches).
+    let logged = ctx.events.log().is_some();
+    let restored = match logged {
+        true => 0,
+        false => engine
+            .restore(&config.event_queues_file())
+            .context("cannot restore the event queues")?,
+    };
     if restored > 0 {
         tracing::info!(queues = restored, "restored event queues");
     }
+    // With the event log (PostgreSQL), this process delivers it from here on: from where the
+    // restored queues stopped, else from the log's head.
+    ctx.events
+        .follow()
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))
+        .context("cannot follow the event log")?;
     let gc = engine.spawn_gc();
     // KaTeX loads in the background, so the first message with math does not wait for it.
     parley_markdown::warm_up_math();
@@ -93,6 +111,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     };
     // Served through parley_api::h1 rather than HttpServer, so that requests the HTTP parser
     // refuses also get the JSON error envelope.
+    let hub = ctx.events.clone();
     let server = parley_api::h1::serve(ctx, options, listener, SHUTDOWN_GRACE)
         .with_context(|| format!("cannot listen on {}", config.bind))?;
     let handle = server.handle();
@@ -116,9 +135,16 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     let metrics_task = metrics_server.map(actix_web::rt::spawn);
     let stopper = {
         let engine = engine.clone();
+        let hub = hub.clone();
         tokio::spawn(async move {
             shutdown_signal().await;
             tracing::info!("shutting down");
+            if let Some(log) = hub.log() {
+                // Requests for this process's queues reaching the others wait for the hand-over.
+                if let Err(e) = log.mark_stopping().await {
+                    tracing::warn!(error = %e, "cannot announce the stop");
+                }
+            }
             // Waiting long-polls answer now, so in-flight requests finish quickly.
             engine.close();
             handle.stop(true).await;
@@ -136,6 +162,15 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     gc.abort();
     janitor.abort();
     scheduler.abort();
+    if let Some(log) = hub.log() {
+        let handed = log
+            .hand_off()
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))
+            .context("cannot hand the event queues over")?;
+        tracing::info!(queues = handed, "shut down; event queues handed over");
+        return Ok(());
+    }
     let path = config.event_queues_file();
     let saved = engine
         .dump(&path)

@@ -10,7 +10,7 @@ use crate::context::Context;
 use crate::error::ActionResult;
 use crate::notify::channels::active_users;
 use crate::present;
-use parley_domain::groups::{GroupId, SystemGroup};
+use parley_domain::groups::GroupId;
 use parley_domain::user::{AvatarSource, User};
 use parley_domain::{ProfileFieldId, Role, UserId};
 use parley_events::Event;
@@ -21,35 +21,50 @@ use parley_wire::event::{
 };
 use parley_wire::user::{ProfileData, UserOptions};
 use parley_wire::Object;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
-/// `realm_user` `add` for a new account, to every active user. The person is built for each
-/// viewer (what they may see of the address differs) and viewers who see the same object share
-/// one event. As in the reference, `avatar_url` is always filled in (the event cannot know which
+/// `realm_user` `add` for a new account, to every active user: the person as each viewer may
+/// see it (the address differs) for those who can access the new user
+/// ([`users_who_can_access`]), an "Unknown user" for the others (as the register snapshot shows
+/// them), viewers who see the same object sharing one event. As in the reference, `avatar_url` is always filled in (the event cannot know which
 /// clients compute Gravatar URLs themselves) and `profile_data` is empty.
-pub fn user_created(ctx: &Context, created: &User, people: &[User]) -> Vec<Event> {
+pub fn user_created(
+    ctx: &Context,
+    conn: &mut DbConn,
+    created: &User,
+    people: &[User],
+) -> ActionResult<Vec<Event>> {
     let options = UserOptions {
         client_gravatar: false,
         include_custom_profile_fields: true,
     };
-    // Viewers who may see the address and those who may not each share one event.
-    let mut groups: BTreeMap<bool, (wire::User, Vec<UserId>)> = BTreeMap::new();
+    let with_access: HashSet<UserId> = users_who_can_access(conn, created)?.into_iter().collect();
+    // Viewers who may see the address and those who may not each share one event; viewers who
+    // cannot access the new user learn only that an unknown user exists (as the reference).
+    let mut groups: BTreeMap<u8, (wire::User, Vec<UserId>)> = BTreeMap::new();
     for viewer in people {
-        let person = wire::User::build(
-            created,
-            Some(viewer),
-            options,
-            &ctx.realm.host,
-            &ctx.realm.url,
-            Some(ProfileData::new()),
-        );
+        let (key, person) = if with_access.contains(&viewer.id) {
+            let person = wire::User::build(
+                created,
+                Some(viewer),
+                options,
+                &ctx.realm.host,
+                &ctx.realm.url,
+                Some(ProfileData::new()),
+            );
+            (u8::from(person.delivery_email.is_some()), person)
+        } else {
+            let person =
+                wire::User::inaccessible(created, options, &ctx.realm.host, &ctx.realm.url);
+            (2, person)
+        };
         groups
-            .entry(person.delivery_email.is_some())
+            .entry(key)
             .or_insert_with(|| (person, Vec::new()))
             .1
             .push(viewer.id);
     }
-    groups
+    Ok(groups
         .into_values()
         .map(|(person, viewers)| {
             to_users(
@@ -57,7 +72,7 @@ pub fn user_created(ctx: &Context, created: &User, people: &[User]) -> Vec<Event
                 wire::Event::RealmUser(RealmUserEvent::Add { person }),
             )
         })
-        .collect()
+        .collect())
 }
 
 /// The active users who can access `target` (the audience of its `realm_user` updates): with
@@ -253,15 +268,6 @@ pub fn profile_value_changed(
 pub fn profile_fields_changed(conn: &mut DbConn) -> ActionResult<Event> {
     let fields = present::realm::profile_fields(conn)?;
     Ok(to_everyone(wire::Event::CustomProfileFields { fields }))
-}
-
-/// The system group whose direct member a user of this role is, as the register snapshot lists
-/// system groups (members are direct members of `role:fullmembers`).
-pub fn role_system_group(role: Role) -> SystemGroup {
-    match role {
-        Role::Member => SystemGroup::FullMembers,
-        other => SystemGroup::for_role(other),
-    }
 }
 
 /// `user_group` `add_members` or `remove_members` of these users, to everyone.

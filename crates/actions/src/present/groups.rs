@@ -4,22 +4,19 @@
 use parley_domain::group_permissions::GroupSettings;
 use parley_domain::groups::{GroupGraph, GroupId, GroupSetting, SystemGroup};
 use parley_domain::user::User;
-use parley_domain::{Role, UserId};
+use parley_domain::UserId;
 use parley_storage::groups::{self, GroupRow};
 use parley_storage::{DbConn, StorageError};
 use parley_wire::UserGroup;
 use std::collections::HashSet;
 
 /// The direct members of a system group: users whose role the group holds and no smaller
-/// system group inside it holds (the reference nests system groups).
-pub fn system_members(group: SystemGroup, everyone: &[User]) -> Vec<UserId> {
-    let role_group = |role: Role| match role {
-        Role::Member => SystemGroup::FullMembers,
-        other => SystemGroup::for_role(other),
-    };
+/// system group inside it holds (the reference nests system groups); members still in their
+/// waiting period are in `role:members`, the others in `role:fullmembers`.
+pub fn system_members(graph: &GroupGraph, group: SystemGroup, everyone: &[User]) -> Vec<UserId> {
     everyone
         .iter()
-        .filter(|u| u.is_active && role_group(u.role) == group)
+        .filter(|u| u.is_active && graph.direct_system_group(u) == group)
         .map(|u| u.id)
         .collect()
 }
@@ -46,7 +43,7 @@ pub fn direct_members_and_subgroups(
 ) -> (Vec<UserId>, Vec<GroupId>) {
     let (mut members, mut subgroups) = match graph.system.get(&id) {
         Some(system) => (
-            system_members(*system, everyone),
+            system_members(graph, *system, everyone),
             system_subgroup(*system)
                 .and_then(|g| graph.system_id(g))
                 .into_iter()

@@ -38,8 +38,9 @@ pub struct RegisterRequest {
     pub event_types: Option<Vec<String>>,
     /// Event types of the snapshot; None = `event_types`.
     pub fetch_event_types: Option<Vec<String>>,
-    /// Message events from every public channel.
-    pub all_public_streams: bool,
+    /// Message events from every public channel; None when not sent (a bot's
+    /// `default_all_public_streams` then decides, else false).
+    pub all_public_streams: Option<bool>,
     /// What the client handles.
     pub client_capabilities: ClientCapabilities,
     /// `[operator, operand]` pairs filtering message events.

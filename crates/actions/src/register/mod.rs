@@ -1,6 +1,8 @@
 //! `POST /register`: creates an event queue and returns the snapshot of everything the client
-//! asked for. The queue is created and the snapshot read while no action may publish, so the
-//! snapshot plus the queue's events never miss or double a change.
+//! asked for. In one process, the queue is created and the snapshot read while no action may
+//! publish; with the event log, the snapshot is read at a log position and the queue receives
+//! the entries after it. Either way the snapshot plus the queue's events never miss or double
+//! a change.
 
 mod channel_state;
 mod config_state;
@@ -70,7 +72,7 @@ pub(crate) fn queue_options(
         user_id: user.id,
         apply_markdown: request.apply_markdown,
         client_gravatar: request.client_gravatar,
-        all_public_streams: request.all_public_streams,
+        all_public_streams: request.all_public_streams.unwrap_or(false),
         event_types: to_set(&request.event_types),
         narrow: narrow_filters(&request.narrow)?,
         capabilities: request.client_capabilities.clone(),
@@ -79,13 +81,66 @@ pub(crate) fn queue_options(
     })
 }
 
+/// A bot's register defaults, as the reference applies them: `default_all_public_streams` when
+/// the request does not say, and a narrow to `default_events_register_stream` when the request
+/// has no narrow (a channel that no longer exists is no narrow).
+pub(crate) async fn with_bot_defaults(
+    ctx: &Context,
+    user: &User,
+    mut request: RegisterRequest,
+) -> ActionResult<RegisterRequest> {
+    if !user.is_bot() || (request.all_public_streams.is_some() && !request.narrow.is_empty()) {
+        return Ok(request);
+    }
+    let bot = user.id;
+    let (all_public, channel) = ctx
+        .db
+        .run(move |conn| {
+            let settings = parley_storage::bots::get(conn, bot)?;
+            let channel = match settings.default_events_register_stream {
+                Some(id) => parley_storage::channels::by_id(conn, id)?
+                    .filter(|c| !c.is_archived)
+                    .map(|c| c.name),
+                None => None,
+            };
+            Ok::<_, ActionError>((settings.default_all_public_streams, channel))
+        })
+        .await?;
+    if request.all_public_streams.is_none() {
+        request.all_public_streams = Some(all_public);
+    }
+    if request.narrow.is_empty() {
+        if let Some(name) = channel {
+            request.narrow = vec![("stream".to_owned(), name)];
+        }
+    }
+    Ok(request)
+}
+
 /// `POST /register`: a new queue and the snapshot (with `queue_id` and `last_event_id`).
 pub async fn do_register(
     ctx: &Context,
     user: User,
     request: RegisterRequest,
 ) -> ActionResult<Map<String, Value>> {
+    let request = with_bot_defaults(ctx, &user, request).await?;
     let options = queue_options(&user, &request)?;
+    if let Some(log) = ctx.events.log() {
+        // The snapshot is read at a log position; the queue takes the entries after it.
+        let ctx2 = ctx.clone();
+        let (position, mut snapshot) = ctx
+            .db
+            .run(move |conn| {
+                parley_storage::event_log::at_snapshot(conn, |conn, position| {
+                    Ok::<_, ActionError>((position, fetch_snapshot(&ctx2, conn, &user, &request)?))
+                })
+            })
+            .await?;
+        let queue_id = log.register_after(options, position).await?;
+        snapshot.insert("queue_id".into(), queue_id.into());
+        snapshot.insert("last_event_id".into(), (-1).into());
+        return Ok(snapshot);
+    }
     // No action publishes between the queue's creation and the snapshot's read.
     let _exclusive = ctx.events.exclusive().await;
     let user_id = user.id;

@@ -46,6 +46,12 @@ pub(super) fn realm_fields(
     let policy: &RealmPolicy = &policy.realm;
     let url = &ctx.realm.url;
     let description = crate::rendering::render(conn, url, &realm.description).html;
+    // Anonymous settings list active users only, as the reference (and user groups) do.
+    let active: std::collections::HashSet<parley_domain::UserId> =
+        crate::notify::channels::active_users(conn)?
+            .iter()
+            .map(|u| u.id)
+            .collect();
     let mut put = |key: &str, value: Value| {
         out.insert(key.to_owned(), value);
     };
@@ -181,7 +187,8 @@ pub(super) fn realm_fields(
     {
         put(
             &format!("realm_{name}"),
-            serde_json::to_value(setting).unwrap_or(Value::Null),
+            serde_json::to_value(crate::present::groups::setting_value(setting, &active))
+                .unwrap_or(Value::Null),
         );
     }
     // Legacy policy names read by older clients; the group settings above are authoritative.

@@ -5,8 +5,8 @@ use crate::envelope::Success;
 use crate::error::ApiResult;
 use crate::params;
 use crate::params::{Json, ParamMap, Params};
-use actix_web::{web, HttpRequest};
-use parley_actions::event_queues::{self, GetEvents};
+use actix_web::{web, Either, HttpRequest, HttpResponse};
+use parley_actions::event_queues::{self, Answer, GetEvents};
 use parley_actions::register::{self, ClientCapabilities, IncludeSubscribers, RegisterRequest};
 use parley_actions::Context;
 use parley_domain::message::client_name;
@@ -101,9 +101,7 @@ fn register_request(p: &mut ParamMap) -> Result<RegisterRequest, RequestError> {
         fetch_event_types: p
             .take::<Option<Json<Vec<String>>>>("fetch_event_types")?
             .map(|Json(list)| list),
-        all_public_streams: p
-            .take::<Option<bool>>("all_public_streams")?
-            .unwrap_or(false),
+        all_public_streams: p.take::<Option<bool>>("all_public_streams")?,
         client_capabilities: capabilities(p)?,
         narrow: register_narrow(p)?,
         client_name: String::new(),
@@ -172,16 +170,47 @@ impl params::FromParams for GetEventsParams {
     }
 }
 
+/// The caller's `Authorization` header, passed on when the request is forwarded, and whether
+/// the request was itself forwarded by another server process.
+fn forwarding(request: &HttpRequest) -> (Option<String>, bool) {
+    let authorization = request
+        .headers()
+        .get(actix_web::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let forwarded = request
+        .headers()
+        .contains_key(event_queues::FORWARDED_HEADER);
+    (authorization, forwarded)
+}
+
+/// Another server process's answer, passed on as it came.
+fn passed_on(status: u16, body: Vec<u8>) -> HttpResponse {
+    let status = actix_web::http::StatusCode::from_u16(status)
+        .unwrap_or(actix_web::http::StatusCode::BAD_GATEWAY);
+    HttpResponse::build(status)
+        .content_type("application/json")
+        .body(body)
+}
+
 /// GET /events — long-poll a queue for new events; metered by the action, not the extractor.
+/// A queue held by another server process is polled there.
 pub async fn get(
     ctx: web::Data<Context>,
     PollerAuth(me): PollerAuth,
     request: HttpRequest,
     Params(GetEventsParams(mut p)): Params<GetEventsParams>,
-) -> ApiResult<Success> {
+) -> ApiResult<Either<Success, HttpResponse>> {
     p.register.client_name = user_agent_client(&request);
-    let batch = event_queues::get_events(&ctx, me, p).await?;
-    Ok(Success::from_fields(batch))
+    let (authorization, forwarded) = forwarding(&request);
+    Ok(
+        match event_queues::get_events_anywhere(&ctx, me, p, authorization.as_deref(), forwarded)
+            .await?
+        {
+            Answer::Here(batch) => Either::Left(Success::from_fields(batch)),
+            Answer::Forwarded { status, body } => Either::Right(passed_on(status, body)),
+        },
+    )
 }
 
 params! {
@@ -191,12 +220,26 @@ params! {
     }
 }
 
-/// DELETE /events — delete an event queue.
+/// DELETE /events — delete an event queue (where it is held).
 pub async fn delete(
     ctx: web::Data<Context>,
     Auth(me): Auth,
+    request: HttpRequest,
     Params(p): Params<DeleteQueueParams>,
-) -> ApiResult<Success> {
-    event_queues::delete_queue(&ctx, me, p.queue_id).await?;
-    Ok(Success::empty())
+) -> ApiResult<Either<Success, HttpResponse>> {
+    let (authorization, forwarded) = forwarding(&request);
+    Ok(
+        match event_queues::delete_queue_anywhere(
+            &ctx,
+            me,
+            p.queue_id,
+            authorization.as_deref(),
+            forwarded,
+        )
+        .await?
+        {
+            Answer::Here(()) => Either::Left(Success::empty()),
+            Answer::Forwarded { status, body } => Either::Right(passed_on(status, body)),
+        },
+    )
 }

@@ -1,5 +1,6 @@
-//! Invitations: reusable invitation links, listed, created and revoked, and accepted through the
-//! API (a Parley addition; the reference only has the web form).
+//! Invitations: email invitations sent, revoked and resent; reusable invitation links created and
+//! revoked; both listed, and accepted through the API (a Parley addition; the reference only has
+//! the web form).
 
 use crate::auth::Auth;
 use crate::envelope::Success;
@@ -7,7 +8,7 @@ use crate::error::ApiResult;
 use crate::params;
 use crate::params::{path_param, Json, Params};
 use actix_web::web;
-use parley_actions::invites::{self, CreateInvite};
+use parley_actions::invites::{self, CreateInvite, SendInvites};
 use parley_actions::signup::{self, Signup};
 use parley_actions::Context;
 use parley_domain::Role;
@@ -30,6 +31,20 @@ params! {
 }
 
 params! {
+    /// `POST /invites`.
+    pub struct SendInvitesParams {
+        invitee_emails: String,
+        invite_expires_in_minutes: Option<Json<Option<i64>>>,
+        invite_as: Role = Role::Member,
+        stream_ids: Json<Vec<i64>>,
+        group_ids: Json<Vec<i64>> = Json(Vec::new()),
+        include_realm_default_subscriptions: bool = false,
+        notify_referrer_on_join: bool = true,
+        welcome_message_custom_text: Option<String>,
+    }
+}
+
+params! {
     /// `POST /invites/multiuse/{key}/accept`.
     pub struct AcceptParams {
         email: String,
@@ -46,6 +61,52 @@ pub async fn list(
 ) -> ApiResult<Success> {
     let list = invites::get_invites(&ctx, me).await?;
     Ok(Success::empty().with("invites", list))
+}
+
+/// POST /invites — invite people by email; each is mailed a one-use sign-up link.
+pub async fn send(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    Params(p): Params<SendInvitesParams>,
+) -> ApiResult<Success> {
+    let request = SendInvites {
+        invitee_emails: p.invitee_emails,
+        invite: CreateInvite {
+            invite_expires_in_minutes: p.invite_expires_in_minutes.map(|Json(m)| m),
+            invite_as: p.invite_as,
+            stream_ids: p.stream_ids.0,
+            group_ids: p.group_ids.0,
+            include_realm_default_subscriptions: p.include_realm_default_subscriptions,
+            welcome_message_custom_text: p.welcome_message_custom_text,
+        },
+        notify_referrer_on_join: p.notify_referrer_on_join,
+    };
+    invites::do_invite_users(&ctx, me, request).await?;
+    Ok(Success::empty())
+}
+
+/// DELETE /invites/{invite_id} — revoke an email invitation.
+pub async fn revoke(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    path: web::Path<String>,
+    _: Params<NoParams>,
+) -> ApiResult<Success> {
+    let id = path_param::<i64>("invite_id", &path)?;
+    invites::do_revoke_email_invite(&ctx, me, id).await?;
+    Ok(Success::empty())
+}
+
+/// POST /invites/{invite_id}/resend — mail an email invitation again.
+pub async fn resend(
+    ctx: web::Data<Context>,
+    Auth(me): Auth,
+    path: web::Path<String>,
+    _: Params<NoParams>,
+) -> ApiResult<Success> {
+    let id = path_param::<i64>("invite_id", &path)?;
+    invites::do_resend_email_invite(&ctx, me, id).await?;
+    Ok(Success::empty())
 }
 
 /// POST /invites/multiuse — create a reusable invitation link; answers `invite_link`.

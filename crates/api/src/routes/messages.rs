@@ -15,8 +15,18 @@ use parley_domain::narrow::{parse_narrow, NarrowTerm, UserOperand};
 use parley_domain::{limits, ChannelId, MessageId, RequestError};
 use serde_json::Value;
 
-/// Parses `to` for a message kind: a channel name or ID, or a list of user IDs or emails.
-pub(crate) fn destination(kind: MessageKind, raw: &str) -> Result<Destination, RequestError> {
+/// Parses `to` for a message kind: a channel name or ID, or a list of user IDs or emails. A
+/// channel message without `to` (or with an empty list) goes to the sender's default channel.
+pub(crate) fn destination(
+    kind: MessageKind,
+    raw: Option<&str>,
+) -> Result<Destination, RequestError> {
+    let Some(raw) = raw else {
+        return match kind {
+            MessageKind::Channel => Ok(Destination::SenderDefault),
+            MessageKind::Direct => Err(RequestError::missing_param("to")),
+        };
+    };
     let parsed: Option<Value> = serde_json::from_str(raw).ok();
     match kind {
         MessageKind::Channel => match parsed {
@@ -25,6 +35,7 @@ pub(crate) fn destination(kind: MessageKind, raw: &str) -> Result<Destination, R
                 .map(|id| Destination::ChannelId(ChannelId(id)))
                 .ok_or_else(|| RequestError::invalid_param("to", "Invalid data type for channel")),
             Some(Value::String(name)) => Ok(Destination::ChannelName(name)),
+            Some(Value::Array(items)) if items.is_empty() => Ok(Destination::SenderDefault),
             Some(Value::Array(items)) => {
                 if items.len() != 1 {
                     return Err(RequestError::invalid_param(
@@ -108,7 +119,7 @@ params! {
     /// `POST /messages`.
     pub struct SendParams {
         r#type: String,
-        to: String,
+        to: Option<String>,
         content: String,
         topic: Option<String>,
         subject: Option<String>,
@@ -135,7 +146,7 @@ pub async fn send(
         .and_then(|v| v.to_str().ok());
     let message = SendMessage {
         kind,
-        to: destination(kind, &p.to)?,
+        to: destination(kind, p.to.as_deref())?,
         topic: p.topic.or(p.subject),
         content: p.content,
         read_by_sender: p.read_by_sender,

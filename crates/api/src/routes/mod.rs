@@ -149,10 +149,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     endpoint!(cfg, "/typing", post => typing::set);
     endpoint!(cfg, "/drafts", get => drafts::list, post => drafts::create);
     endpoint!(cfg, "/drafts/{draft_id}", patch => drafts::edit, delete => drafts::delete);
-    endpoint!(cfg, "/invites", get => invites::list);
+    endpoint!(cfg, "/invites", get => invites::list, post => invites::send);
     endpoint!(cfg, "/invites/multiuse", post => invites::create_multiuse);
     endpoint!(cfg, "/invites/multiuse/{invite_id}", delete => invites::revoke_multiuse);
     endpoint!(cfg, "/invites/multiuse/{key}/accept", post => invites::accept);
+    endpoint!(cfg, "/invites/{invite_id}", delete => invites::revoke);
+    endpoint!(cfg, "/invites/{invite_id}/resend", post => invites::resend);
     endpoint!(cfg, "/saved_snippets", get => saved_snippets::list, post => saved_snippets::create);
     endpoint!(cfg, "/channel_folders",
         get => channel_folders::list, patch => channel_folders::reorder);

@@ -7,10 +7,11 @@ use crate::params;
 use crate::params::{path_param, Params};
 use crate::routes::messages::destination;
 use actix_web::web;
+use parley_actions::messages_send::Destination;
 use parley_actions::scheduled_messages::{self, EditSchedule, Schedule};
 use parley_actions::{reminders, Context};
 use parley_domain::message::MessageKind;
-use parley_domain::MessageId;
+use parley_domain::{MessageId, RequestError};
 
 params! {
     /// `GET /scheduled_messages`, `GET /reminders` and the deletes.
@@ -59,6 +60,18 @@ pub async fn list(
     Ok(Success::empty().with("scheduled_messages", list))
 }
 
+/// A scheduled message names its channel: an empty list is refused as the send path once
+/// refused it (only sending now falls back to a bot's default channel).
+fn scheduled_destination(kind: MessageKind, raw: &str) -> Result<Destination, RequestError> {
+    match destination(kind, Some(raw))? {
+        Destination::SenderDefault => Err(RequestError::invalid_param(
+            "to",
+            "Expected exactly one channel",
+        )),
+        other => Ok(other),
+    }
+}
+
 /// POST /scheduled_messages — schedule a message; answers its ID.
 pub async fn create(
     ctx: web::Data<Context>,
@@ -68,7 +81,7 @@ pub async fn create(
     let kind = MessageKind::parse(&p.r#type)?;
     let schedule = Schedule {
         kind,
-        to: destination(kind, &p.to)?,
+        to: scheduled_destination(kind, &p.to)?,
         topic: p.topic,
         content: p.content,
         scheduled_delivery_timestamp: p.scheduled_delivery_timestamp,
@@ -90,7 +103,7 @@ pub async fn edit(
     let to = match &p.to {
         // Without a new type, the recipient is read as the kind the message has; a channel ID
         // parses the same for both, a list only as users.
-        Some(raw) => Some(destination(kind.unwrap_or(guess_kind(raw)), raw)?),
+        Some(raw) => Some(scheduled_destination(kind.unwrap_or(guess_kind(raw)), raw)?),
         None => None,
     };
     let edit = EditSchedule {

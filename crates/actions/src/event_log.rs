@@ -1,0 +1,529 @@
+//! Following the event log (PostgreSQL, several server processes): each process delivers every
+//! entry of the log to its own queues, in the log's order, exactly once.
+//!
+//! - A **follower task** reads the entries after the position this process has delivered and
+//!   hands them to the engine. It is woken by this process's own commits, by PostgreSQL's
+//!   `NOTIFY` (a listener thread), and every [`FALLBACK_POLL`] in case a notification was
+//!   missed; since it reads the log itself rather than trusting notifications, a process that
+//!   missed notifications or lost its connection catches up, and the engine ignores an entry
+//!   it has delivered already.
+//! - A **heartbeat task** records in `cluster_nodes` that this process is alive, where it is
+//!   reached and how far it has delivered; one process at a time (an advisory lock) forgets
+//!   processes that went silent and prunes entries every live process has delivered.
+//! - **Registering** a queue: the snapshot is read at a log position (`at_snapshot`); the queue
+//!   receives exactly the entries after it, the ones this process delivered before the queue
+//!   existed coming from the log ([`LogFollower::register_after`]).
+
+use crate::error::{ActionError, ActionResult};
+use parley_events::{Engine, Event, QueueOptions};
+use parley_storage::{cluster, event_log, DatabaseUrl, Db, StorageError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{watch, Notify};
+
+/// How often the follower reads the log even when nothing woke it.
+pub const FALLBACK_POLL: Duration = Duration::from_secs(1);
+
+/// How often the listener looks for notifications on its connection.
+const LISTEN_POLL: Duration = Duration::from_millis(2);
+
+/// How often a process says it is alive.
+pub const HEARTBEAT: Duration = Duration::from_secs(2);
+
+/// A process silent this long is gone: requests for its queues are answered
+/// `BAD_EVENT_QUEUE_ID` and the log is no longer kept for it.
+pub const NODE_TIMEOUT_SECONDS: i64 = 15;
+
+/// Entries younger than this are kept even when every process has delivered them, so that a
+/// register whose snapshot is a little older than its process's position finds them.
+const KEEP_SECONDS: i64 = 120;
+
+/// Queues handed over and not adopted within this long are forgotten (the reference server's
+/// queue lifetime: their clients have given up on them).
+const HANDOFF_KEEP_SECONDS: i64 = 600;
+
+/// Entries read per query.
+const BATCH: i64 = 500;
+
+/// How long a write waits for its own entry to be delivered locally before giving up waiting
+/// (the entry is committed either way and will be delivered).
+const DELIVERY_WAIT: Duration = Duration::from_secs(10);
+
+/// How long a request for a queue of a stopping process waits for the queue to be handed over.
+const HANDOFF_WAIT: Duration = Duration::from_secs(15);
+
+/// Where a queue that is not in this process lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QueueHome {
+    /// Here (perhaps just adopted), or nowhere: this process answers.
+    Here,
+    /// In the live process reached at this base URL.
+    There(String),
+}
+
+/// Who this process is among the processes sharing the database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeIdentity {
+    /// Unique among live processes; the prefix of the queue IDs it hands out (no `:`).
+    pub node_id: String,
+    /// The base URL other processes forward requests for its queues to (e.g.
+    /// `http://10.0.0.2:9991`); empty when it takes no forwarded requests.
+    pub address: String,
+}
+
+impl NodeIdentity {
+    /// A fresh random name reached at `address`.
+    pub fn random(address: impl Into<String>) -> Self {
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        NodeIdentity {
+            node_id: id[..12].to_owned(),
+            address: address.into(),
+        }
+    }
+}
+
+struct Inner {
+    engine: Engine,
+    db: Db,
+    node: NodeIdentity,
+    wake: Arc<Notify>,
+    delivered: Arc<watch::Sender<i64>>,
+    stop: Arc<AtomicBool>,
+    started: AtomicBool,
+    /// Forwards requests for other processes' queues.
+    client: reqwest::Client,
+    tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for task in self
+            .tasks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain(..)
+        {
+            task.abort();
+        }
+    }
+}
+
+/// This process's reader of the event log; see the module documentation.
+pub struct LogFollower {
+    inner: Inner,
+}
+
+impl LogFollower {
+    /// A follower delivering the log of `db` into `engine`; idle until [`LogFollower::start`].
+    pub fn new(engine: Engine, db: Db, node: NodeIdentity) -> Self {
+        let (delivered, _) = watch::channel(0);
+        LogFollower {
+            inner: Inner {
+                engine,
+                db,
+                node,
+                wake: Arc::new(Notify::new()),
+                delivered: Arc::new(delivered),
+                stop: Arc::new(AtomicBool::new(false)),
+                started: AtomicBool::new(false),
+                client: reqwest::Client::new(),
+                tasks: Mutex::new(Vec::new()),
+            },
+        }
+    }
+
+    /// Who this process is.
+    pub fn node(&self) -> &NodeIdentity {
+        &self.inner.node
+    }
+
+    /// The database the log is in.
+    pub fn db(&self) -> &Db {
+        &self.inner.db
+    }
+
+    /// Starts following: from the position restored queues were saved at (entries since are
+    /// delivered to them), else from the log's head.
+    pub async fn start(&self) -> ActionResult<()> {
+        let engine = self.inner.engine.clone();
+        let restored = engine.position();
+        let (head, oldest) = self
+            .inner
+            .db
+            .run(|conn| Ok::<_, StorageError>((event_log::head(conn)?, event_log::oldest(conn)?)))
+            .await?;
+        if restored == 0 || restored > head {
+            engine.set_position(head);
+        } else if oldest.map_or(head > restored, |oldest| oldest > restored + 1) {
+            let dropped = engine.drop_all_queues();
+            tracing::warn!(
+                dropped,
+                restored,
+                head,
+                "the event log no longer holds what the saved queues missed; their clients re-register"
+            );
+            engine.set_position(head);
+        }
+        self.inner.delivered.send_replace(engine.position());
+        self.inner.started.store(true, Ordering::Release);
+        let follower = tokio::spawn(follow(
+            engine,
+            self.inner.db.clone(),
+            Arc::clone(&self.inner.wake),
+            Arc::clone(&self.inner.delivered),
+        ));
+        let heartbeat = tokio::spawn(heartbeat(
+            self.inner.engine.clone(),
+            self.inner.db.clone(),
+            self.inner.node.clone(),
+        ));
+        let mut tasks = self.inner.tasks.lock().unwrap_or_else(|p| p.into_inner());
+        tasks.push(follower);
+        tasks.push(heartbeat);
+        drop(tasks);
+        if let DatabaseUrl::Postgres(url) = self.inner.db.url() {
+            let url = url.clone();
+            let wake = Arc::clone(&self.inner.wake);
+            let stop = Arc::clone(&self.inner.stop);
+            std::thread::Builder::new()
+                .name("parley-listen".into())
+                .spawn(move || listen(&url, &wake, &stop))
+                .map_err(|e| ActionError::Internal(format!("cannot start the listener: {e}")))?;
+        }
+        Ok(())
+    }
+
+    /// Returns once this process has delivered the entry at `position` (or after
+    /// [`DELIVERY_WAIT`], logged: the entry is committed and will be delivered).
+    /// Before [`LogFollower::start`] (while the server starts) there are no queues to wait for.
+    pub async fn wait_delivered(&self, position: i64) {
+        if !self.inner.started.load(Ordering::Acquire) {
+            return;
+        }
+        self.inner.wake.notify_one();
+        let mut delivered = self.inner.delivered.subscribe();
+        let waited = tokio::time::timeout(DELIVERY_WAIT, delivered.wait_for(|p| *p >= position));
+        if waited.await.is_err() {
+            tracing::warn!(position, "the event log entry was not delivered in time");
+        }
+    }
+
+    /// A new queue ID of this process.
+    pub fn new_queue_id(&self) -> String {
+        format!("{}:{}", self.inner.node.node_id, uuid::Uuid::new_v4())
+    }
+
+    /// Creates a queue whose snapshot was read at log position `after`: it receives exactly
+    /// the entries after it. Entries this process delivered before the queue existed are read
+    /// back from the log for it alone.
+    pub async fn register_after(&self, options: QueueOptions, after: i64) -> ActionResult<String> {
+        let id = self.new_queue_id();
+        let mut backlog: Vec<(i64, Vec<Event>)> = Vec::new();
+        for _ in 0..8 {
+            let needed =
+                match self
+                    .inner
+                    .engine
+                    .register_after(options.clone(), id.clone(), after, &backlog)
+                {
+                    Ok(id) => return Ok(id),
+                    Err(needed) => needed,
+                };
+            let from = backlog.last().map_or(after, |(seq, _)| *seq);
+            let more = read_entries(&self.inner.db, from, needed - from).await?;
+            if more.first().is_none_or(|(seq, _)| *seq != from + 1) {
+                return Err(ActionError::Internal(format!(
+                    "the event log no longer holds entry {} for a new queue",
+                    from + 1
+                )));
+            }
+            backlog.extend(more);
+        }
+        Err(ActionError::Internal(
+            "a new queue could not catch up with the event log".into(),
+        ))
+    }
+}
+
+impl LogFollower {
+    /// The HTTP client that forwards requests to other processes.
+    pub fn client(&self) -> &reqwest::Client {
+        &self.inner.client
+    }
+
+    /// Where the queue `queue_id`, which is not in this process, lives: a queue handed over by
+    /// a stopped process is adopted here; a queue of a live process (its creator, or the one
+    /// that adopted it) is there; a queue of a stopping process is waited for until it is
+    /// handed over. Anything else is gone, and this process answers (`BAD_EVENT_QUEUE_ID`).
+    pub async fn locate(&self, queue_id: &str) -> ActionResult<QueueHome> {
+        let deadline = tokio::time::Instant::now() + HANDOFF_WAIT;
+        loop {
+            if self.inner.engine.has_queue(queue_id) || self.try_adopt(queue_id).await? {
+                return Ok(QueueHome::Here);
+            }
+            let id = queue_id.to_owned();
+            let creator = queue_id.split_once(':').map(|(node, _)| node.to_owned());
+            let owner = self
+                .inner
+                .db
+                .run(move |conn| {
+                    let node = match cluster::adopter(conn, &id)? {
+                        Some(adopter) => Some(adopter),
+                        None => creator,
+                    };
+                    match node {
+                        Some(node) => cluster::live_node(conn, &node, NODE_TIMEOUT_SECONDS),
+                        None => Ok(None),
+                    }
+                })
+                .await?;
+            match owner {
+                Some(node) if node.node_id == self.inner.node.node_id => {
+                    return Ok(QueueHome::Here)
+                }
+                Some(node) if node.stopping => {
+                    if tokio::time::Instant::now() >= deadline {
+                        return Ok(QueueHome::Here);
+                    }
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Some(node) if !node.address.is_empty() => {
+                    return Ok(QueueHome::There(node.address))
+                }
+                _ => return Ok(QueueHome::Here),
+            }
+        }
+    }
+
+    /// Adopts `queue_id` if a stopped process handed it over; whether it did.
+    async fn try_adopt(&self, queue_id: &str) -> ActionResult<bool> {
+        let id = queue_id.to_owned();
+        let node = self.inner.node.node_id.clone();
+        let Some(handed) = self
+            .inner
+            .db
+            .transaction(move |conn| cluster::adopt(conn, &id, &node))
+            .await?
+        else {
+            return Ok(false);
+        };
+        let mut backlog: Vec<(i64, Vec<Event>)> = Vec::new();
+        for _ in 0..8 {
+            let needed = match self
+                .inner
+                .engine
+                .adopt(&handed.data, handed.position, &backlog)
+            {
+                Ok(()) => {
+                    tracing::info!(queue_id, "adopted a handed-over event queue");
+                    return Ok(true);
+                }
+                Err(None) => return Ok(false),
+                Err(Some(needed)) => needed,
+            };
+            let from = backlog.last().map_or(handed.position, |(seq, _)| *seq);
+            let more = read_entries(&self.inner.db, from, needed - from).await?;
+            if more.first().is_none_or(|(seq, _)| *seq != from + 1) {
+                tracing::warn!(
+                    queue_id,
+                    "the event log no longer holds what a handed-over queue missed"
+                );
+                return Ok(false);
+            }
+            backlog.extend(more);
+        }
+        Ok(false)
+    }
+
+    /// Says that this process is stopping: requests for its queues reaching other processes
+    /// wait for the hand-over rather than failing.
+    pub async fn mark_stopping(&self) -> ActionResult<()> {
+        let node = self.inner.node.node_id.clone();
+        Ok(self
+            .inner
+            .db
+            .run(move |conn| cluster::mark_stopping(conn, &node))
+            .await?)
+    }
+
+    /// Hands every queue of this process over to the database, where the first process a
+    /// request for it reaches adopts it, and leaves the cluster; returns how many queues.
+    pub async fn hand_off(&self) -> ActionResult<usize> {
+        for task in self
+            .inner
+            .tasks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain(..)
+        {
+            task.abort();
+        }
+        let (position, queues) = self.inner.engine.hand_off_all();
+        let count = queues.len();
+        let node = self.inner.node.node_id.clone();
+        self.inner
+            .db
+            .transaction(move |conn| {
+                for queue in queues {
+                    cluster::hand_off(
+                        conn,
+                        &cluster::HandedQueue {
+                            queue_id: queue.queue_id,
+                            user_id: queue.user_id.0,
+                            position,
+                            data: queue.data,
+                        },
+                    )?;
+                }
+                cluster::remove(conn, &node)
+            })
+            .await?;
+        Ok(count)
+    }
+}
+
+/// Reads and decodes up to `limit` entries after `from` on a blocking thread.
+async fn read_entries(db: &Db, from: i64, limit: i64) -> ActionResult<Vec<(i64, Vec<Event>)>> {
+    let limit = limit.clamp(1, BATCH);
+    Ok(db
+        .run(move |conn| {
+            let entries = event_log::read_after(conn, from, limit)?;
+            Ok::<_, StorageError>(
+                entries
+                    .into_iter()
+                    .map(|entry| {
+                        let events = serde_json::from_str::<Vec<Event>>(&entry.events)
+                            .unwrap_or_else(|e| {
+                                tracing::error!(seq = entry.seq, error = %e, "unreadable event log entry; skipped");
+                                Vec::new()
+                            });
+                        (entry.seq, events)
+                    })
+                    .collect(),
+            )
+        })
+        .await?)
+}
+
+/// The follower task: delivers every new entry, in order, whenever woken.
+async fn follow(engine: Engine, db: Db, wake: Arc<Notify>, delivered: Arc<watch::Sender<i64>>) {
+    loop {
+        catch_up(&engine, &db, &delivered).await;
+        tokio::select! {
+            _ = wake.notified() => {}
+            _ = tokio::time::sleep(FALLBACK_POLL) => {}
+        }
+    }
+}
+
+/// Delivers everything after the engine's position.
+async fn catch_up(engine: &Engine, db: &Db, delivered: &watch::Sender<i64>) {
+    loop {
+        let from = engine.position();
+        let batch = match read_entries(db, from, BATCH).await {
+            Ok(batch) => batch,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the event log");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                return;
+            }
+        };
+        let Some((first, _)) = batch.first() else {
+            return;
+        };
+        if *first != from + 1 {
+            // Entries this process never delivered were pruned: it was taken for dead.
+            let dropped = engine.drop_all_queues();
+            tracing::error!(
+                from,
+                first,
+                dropped,
+                "event log entries were pruned before this process delivered them; its clients re-register"
+            );
+        }
+        let full = batch.len() as i64 >= BATCH;
+        for (seq, events) in &batch {
+            engine.deliver_logged(*seq, events);
+        }
+        metrics::counter!("parley_event_log_entries_delivered_total").increment(batch.len() as u64);
+        delivered.send_replace(engine.position());
+        if !full {
+            return;
+        }
+    }
+}
+
+/// The listener thread: wakes the follower when PostgreSQL notifies an append, reconnecting
+/// (and waking it, to catch up) when the connection is lost.
+fn listen(url: &str, wake: &Notify, stop: &AtomicBool) {
+    while !stop.load(Ordering::Relaxed) {
+        match event_log::Listener::connect(url) {
+            Ok(mut listener) => {
+                wake.notify_one();
+                while !stop.load(Ordering::Relaxed) {
+                    match listener.poll() {
+                        Ok(true) => wake.notify_one(),
+                        Ok(false) => {}
+                        Err(e) => {
+                            tracing::warn!(error = %e, "the event log listener lost its connection");
+                            break;
+                        }
+                    }
+                    std::thread::sleep(LISTEN_POLL);
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot listen for event log entries"),
+        }
+        wake.notify_one();
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
+/// Advisory lock key of the log's maintenance (pruning, forgetting silent processes).
+const MAINTENANCE_LOCK: i64 = 0x7061_726c_0001;
+
+/// The heartbeat task: says this process is alive and how far it delivered; one process at a
+/// time does the log's maintenance.
+async fn heartbeat(engine: Engine, db: Db, node: NodeIdentity) {
+    let mut ticks = tokio::time::interval(HEARTBEAT);
+    loop {
+        ticks.tick().await;
+        let position = engine.position();
+        let node = node.clone();
+        let done = db
+            .transaction(move |conn| {
+                cluster::heartbeat(conn, &node.node_id, &node.address, position)?;
+                Ok::<_, StorageError>(())
+            })
+            .await;
+        if let Err(e) = done {
+            tracing::warn!(error = %e, "cannot record this node's heartbeat");
+            continue;
+        }
+        match db.transaction(maintain).await {
+            Ok(0) => {}
+            Ok(pruned) => tracing::debug!(pruned, "pruned the event log"),
+            Err(e) => tracing::warn!(error = %e, "cannot prune the event log"),
+        }
+    }
+}
+
+/// Forgets silent processes and prunes the entries every live one has delivered (older than
+/// [`KEEP_SECONDS`]), when no other process is doing it; returns how many entries went.
+pub(crate) fn maintain(conn: &mut parley_storage::DbConn) -> Result<usize, StorageError> {
+    if !event_log::try_job_lock(conn, MAINTENANCE_LOCK)? {
+        return Ok(0);
+    }
+    for gone in cluster::remove_dead(conn, NODE_TIMEOUT_SECONDS)? {
+        tracing::info!(node = %gone, "a node stopped sending heartbeats; forgotten");
+    }
+    cluster::expire_handoffs(conn, HANDOFF_KEEP_SECONDS)?;
+    let nodes = cluster::live_nodes(conn, NODE_TIMEOUT_SECONDS)?;
+    let handed = cluster::oldest_handoff(conn)?;
+    let Some(slowest) = nodes.iter().map(|n| n.position).chain(handed).min() else {
+        return Ok(0);
+    };
+    event_log::prune_delivered(conn, slowest, crate::time::now() - KEEP_SECONDS)
+}

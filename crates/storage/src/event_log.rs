@@ -1,0 +1,254 @@
+//! The event log of record on PostgreSQL (several server processes on one database; see
+//! `docs/scaling.md`). Every action appends the events it caused in its own transaction; every
+//! node reads the log in order and delivers it to its own queues.
+//!
+//! **Order.** [`append`] takes the next sequence number by updating the one row of
+//! `event_log_head`, whose lock is held until the transaction ends. The transaction that takes
+//! `n + 1` therefore waits until the one that took `n` has committed (and become visible), so
+//! sequence order is commit order: a reader that sees entry `n + 1` also sees entry `n`, and
+//! reading `seq > position` never skips an entry. The lock is taken last in a transaction, so
+//! it is held for the commit alone.
+//!
+//! **Snapshots.** [`at_snapshot`] reads the head and then runs the caller's reads in one
+//! `REPEATABLE READ` transaction: the data read is exactly the data of the entries up to the
+//! head read (a later entry's transaction also updated the head, so it cannot be in the
+//! snapshot without the head saying so).
+//!
+//! SQLite has none of this: a SQLite database is served by one process, which publishes in
+//! memory. The functions here fail with [`StorageError::Database`] on SQLite.
+
+use crate::conn::DbConn;
+use crate::error::StorageError;
+use diesel::connection::SimpleConnection;
+use diesel::pg::PgConnection;
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool, Double, Text};
+
+/// The channel of `NOTIFY` that wakes the nodes when entries are appended.
+pub const CHANNEL: &str = "parley_events";
+
+fn pg(conn: &mut DbConn) -> Result<&mut PgConnection, StorageError> {
+    match conn {
+        DbConn::Pg(conn) => Ok(conn),
+        DbConn::Sqlite(_) => Err(StorageError::Database(
+            diesel::result::Error::QueryBuilderError(
+                "the event log and the cluster tables are PostgreSQL's only".into(),
+            ),
+        )),
+    }
+}
+
+#[derive(QueryableByName)]
+struct Seq {
+    #[diesel(sql_type = BigInt)]
+    seq: i64,
+}
+
+/// One entry of the log: the events of one transaction, as JSON.
+#[derive(Debug, Clone, QueryableByName)]
+pub struct Entry {
+    /// Its position.
+    #[diesel(sql_type = BigInt)]
+    pub seq: i64,
+    /// The events, serialized by the caller.
+    #[diesel(sql_type = Text)]
+    pub events: String,
+}
+
+/// Appends one entry in the caller's transaction and returns its position; wakes every node
+/// (`NOTIFY`, sent when the transaction commits). Call it last in the transaction: from here
+/// to the commit, other appending transactions wait.
+pub fn append(conn: &mut DbConn, events: &str, now: i64) -> Result<i64, StorageError> {
+    let conn = pg(conn)?;
+    let seq =
+        diesel::sql_query("UPDATE event_log_head SET seq = seq + 1 WHERE id = 1 RETURNING seq")
+            .get_result::<Seq>(conn)?
+            .seq;
+    diesel::sql_query("INSERT INTO event_log (seq, events, created_at) VALUES ($1, $2, $3)")
+        .bind::<BigInt, _>(seq)
+        .bind::<Text, _>(events)
+        .bind::<BigInt, _>(now)
+        .execute(conn)?;
+    diesel::sql_query(format!("NOTIFY {CHANNEL}")).execute(conn)?;
+    Ok(seq)
+}
+
+/// The position of the newest entry (0 when none was ever appended).
+pub fn head(conn: &mut DbConn) -> Result<i64, StorageError> {
+    let conn = pg(conn)?;
+    Ok(
+        diesel::sql_query("SELECT seq FROM event_log_head WHERE id = 1")
+            .get_result::<Seq>(conn)?
+            .seq,
+    )
+}
+
+/// Up to `limit` entries after `position`, in order.
+pub fn read_after(
+    conn: &mut DbConn,
+    position: i64,
+    limit: i64,
+) -> Result<Vec<Entry>, StorageError> {
+    let conn = pg(conn)?;
+    Ok(
+        diesel::sql_query("SELECT seq, events FROM event_log WHERE seq > $1 ORDER BY seq LIMIT $2")
+            .bind::<BigInt, _>(position)
+            .bind::<BigInt, _>(limit)
+            .load(conn)?,
+    )
+}
+
+/// The oldest position still in the log (None when it is empty).
+pub fn oldest(conn: &mut DbConn) -> Result<Option<i64>, StorageError> {
+    let conn = pg(conn)?;
+    #[derive(QueryableByName)]
+    struct Oldest {
+        #[diesel(sql_type = diesel::sql_types::Nullable<BigInt>)]
+        seq: Option<i64>,
+    }
+    Ok(diesel::sql_query("SELECT MIN(seq) AS seq FROM event_log")
+        .get_result::<Oldest>(conn)?
+        .seq)
+}
+
+/// Deletes the entries at or below `position` appended before `before` (Unix seconds);
+/// returns how many.
+pub fn prune_delivered(
+    conn: &mut DbConn,
+    position: i64,
+    before: i64,
+) -> Result<usize, StorageError> {
+    let conn = pg(conn)?;
+    Ok(
+        diesel::sql_query("DELETE FROM event_log WHERE seq <= $1 AND created_at < $2")
+            .bind::<BigInt, _>(position)
+            .bind::<BigInt, _>(before)
+            .execute(conn)?,
+    )
+}
+
+/// Runs `f` in one `REPEATABLE READ`, read-only transaction that first reads the log's head:
+/// `f` gets that position and sees exactly the data of the entries up to it.
+pub fn at_snapshot<R, E>(
+    conn: &mut DbConn,
+    f: impl FnOnce(&mut DbConn, i64) -> Result<R, E>,
+) -> Result<R, E>
+where
+    E: From<StorageError>,
+{
+    crate::pool::transaction(conn, |conn| {
+        pg(conn)?
+            .batch_execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            .map_err(StorageError::from)?;
+        let position = head(conn)?;
+        f(conn, position)
+    })
+}
+
+/// Tries to take the transaction-scoped advisory lock `key`: true when this transaction holds
+/// it (until it ends), false when another does. Work guarded by it runs on one node at a time.
+pub fn try_job_lock(conn: &mut DbConn, key: i64) -> Result<bool, StorageError> {
+    let conn = pg(conn)?;
+    #[derive(QueryableByName)]
+    struct Taken {
+        #[diesel(sql_type = Bool)]
+        taken: bool,
+    }
+    Ok(
+        diesel::sql_query("SELECT pg_try_advisory_xact_lock($1) AS taken")
+            .bind::<BigInt, _>(key)
+            .get_result::<Taken>(conn)?
+            .taken,
+    )
+}
+
+/// Takes one token from the bucket `key` (at most `max` tokens, refilled at `per_second`),
+/// timed by the database's clock so that the nodes' clocks do not matter. Returns None when a
+/// token was taken, or the seconds until one will be there.
+pub fn take_token(
+    conn: &mut DbConn,
+    key: &str,
+    max: f64,
+    per_second: f64,
+) -> Result<Option<f64>, StorageError> {
+    let conn = pg(conn)?;
+    #[derive(QueryableByName)]
+    struct Bucket {
+        #[diesel(sql_type = Double)]
+        tokens: f64,
+        #[diesel(sql_type = Bool)]
+        allowed: bool,
+    }
+    // `refilled` is the bucket's content now; a token is taken when there is a whole one.
+    let bucket = diesel::sql_query(
+        "WITH now AS (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::BIGINT AS ms)
+         INSERT INTO rate_limit_buckets AS b (key, tokens, updated_ms, allowed)
+         SELECT $1, $2 - 1, now.ms, TRUE FROM now
+         ON CONFLICT (key) DO UPDATE SET
+           tokens = CASE
+             WHEN LEAST($2, b.tokens + (EXCLUDED.updated_ms - b.updated_ms) * $3 / 1000.0) >= 1
+             THEN LEAST($2, b.tokens + (EXCLUDED.updated_ms - b.updated_ms) * $3 / 1000.0) - 1
+             ELSE LEAST($2, b.tokens + (EXCLUDED.updated_ms - b.updated_ms) * $3 / 1000.0) END,
+           allowed =
+             LEAST($2, b.tokens + (EXCLUDED.updated_ms - b.updated_ms) * $3 / 1000.0) >= 1,
+           updated_ms = EXCLUDED.updated_ms
+         RETURNING tokens, allowed",
+    )
+    .bind::<Text, _>(key)
+    .bind::<Double, _>(max)
+    .bind::<Double, _>(per_second)
+    .get_result::<Bucket>(conn)?;
+    Ok(match bucket.allowed {
+        true => None,
+        false => Some((1.0 - bucket.tokens) / per_second.max(f64::MIN_POSITIVE)),
+    })
+}
+
+/// Gives one token back to the bucket `key`, up to `max`.
+pub fn give_token(conn: &mut DbConn, key: &str, max: f64) -> Result<(), StorageError> {
+    let conn = pg(conn)?;
+    diesel::sql_query(
+        "UPDATE rate_limit_buckets SET tokens = LEAST($2, tokens + 1) WHERE key = $1",
+    )
+    .bind::<Text, _>(key)
+    .bind::<Double, _>(max)
+    .execute(conn)?;
+    Ok(())
+}
+
+/// Deletes buckets untouched for `idle_ms` (they are full again by then).
+pub fn prune_tokens(conn: &mut DbConn, idle_ms: i64) -> Result<usize, StorageError> {
+    let conn = pg(conn)?;
+    Ok(diesel::sql_query(
+        "DELETE FROM rate_limit_buckets
+         WHERE updated_ms < (extract(epoch FROM clock_timestamp()) * 1000)::BIGINT - $1",
+    )
+    .bind::<BigInt, _>(idle_ms)
+    .execute(conn)?)
+}
+
+/// A connection listening for appended entries.
+pub struct Listener {
+    conn: PgConnection,
+}
+
+impl Listener {
+    /// Connects to `url` (a PostgreSQL URL) and listens on [`CHANNEL`].
+    pub fn connect(url: &str) -> Result<Listener, StorageError> {
+        let mut conn = PgConnection::establish(url)
+            .map_err(|e| StorageError::Connect(format!("PostgreSQL listener: {e}")))?;
+        conn.batch_execute(&format!("LISTEN {CHANNEL}"))?;
+        Ok(Listener { conn })
+    }
+
+    /// Whether notifications arrived since the last call (without waiting); an error means the
+    /// connection is lost.
+    pub fn poll(&mut self) -> Result<bool, StorageError> {
+        let mut any = false;
+        for notification in self.conn.notifications_iter() {
+            notification?;
+            any = true;
+        }
+        Ok(any)
+    }
+}

@@ -1,0 +1,857 @@
+//! The write path at scale (issue 15): a seeded organization of 1,000 users, 100 channels of
+//! 10–1,001 members and 1,000,000 messages (about 8 million `user_messages` rows), then, in one
+//! run, Parley beside the raw store doing the same kind of work:
+//!
+//! - the raw store's single-row insert rate at 1 and 8 clients (SQLite: this program inserting
+//!   one row per transaction with the server's durability, WAL and `synchronous = FULL`;
+//!   PostgreSQL: `pgbench` running a one-row `INSERT`);
+//! - `POST /messages` at 1 and 8 concurrent senders to channels chosen at random (mean about 260
+//!   recipients), as messages a second and as a share of the raw rate;
+//! - a send to a 10-member channel beside one to the 1,001-member channel;
+//! - send→event: the time from a send's start until each of 1,000 waiting long-polls returns;
+//! - a full `POST /register` for the user with the largest history, checked for exact unread
+//!   counts;
+//! - a search page for a common word, and `GET /messages` pages;
+//! - the process's resident memory before, during and after the sends.
+//!
+//! The server runs in-process (the real application, routing and parameters included, without
+//! sockets), on a database at `BENCH_DIR` (default `target/bench-scale`, kept for inspection) or on
+//! the PostgreSQL server of `BENCH_DATABASE_URL` (database `parley_bench_scale`, re-created), with
+//! the server's own pool settings (8 connections, `synchronous = FULL`).
+//!
+//! `just bench-scale` runs both backends. Sizes: `BENCH_USERS`, `BENCH_CHANNELS`,
+//! `BENCH_MESSAGES`, `BENCH_SENDS` (messages per sender), `BENCH_SECONDS` (raw-store run).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use diesel::connection::SimpleConnection;
+use diesel::prelude::*;
+use diesel::sql_types::BigInt;
+use parley_domain::message::flags;
+use parley_domain::UserId;
+use parley_events::{EngineConfig, QueueOptions};
+use parley_storage::testing::Backend;
+use parley_storage::{DatabaseUrl, DbConn, PoolOptions};
+use parley_tests::bench::{env_usize, rss_mib, summary};
+use parley_tests::{lifted_api_limit, Account, TestApp};
+use serde_json::json;
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+/// A small deterministic generator (xorshift), so every run seeds the same history.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+const WORDS: &[&str] = &[
+    "release",
+    "deploy",
+    "review",
+    "design",
+    "budget",
+    "lunch",
+    "server",
+    "client",
+    "test",
+    "bug",
+    "fix",
+    "plan",
+    "draft",
+    "ticket",
+    "issue",
+    "merge",
+    "branch",
+    "build",
+    "cache",
+    "query",
+    "index",
+    "table",
+    "schema",
+    "latency",
+    "memory",
+    "disk",
+    "network",
+    "router",
+    "screen",
+    "mobile",
+    "desktop",
+    "browser",
+    "search",
+    "filter",
+    "topic",
+    "stream",
+    "thread",
+    "reply",
+    "answer",
+    "question",
+    "customer",
+    "support",
+    "sales",
+    "market",
+    "report",
+    "chart",
+    "number",
+    "figure",
+    "coffee",
+    "office",
+    "remote",
+    "travel",
+    "holiday",
+    "weekend",
+    "monday",
+    "friday",
+    "morning",
+    "evening",
+    "tomorrow",
+    "yesterday",
+    "today",
+    "soon",
+    "later",
+    "great",
+    "thanks",
+    "sorry",
+    "please",
+    "maybe",
+    "agree",
+    "think",
+    "works",
+    "broken",
+    "ready",
+    "done",
+];
+
+/// The word about one message in five contains: the "common word" of the search figure.
+const COMMON: &str = "meeting";
+
+#[derive(QueryableByName)]
+struct Count {
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+#[derive(QueryableByName)]
+struct UserCount {
+    #[diesel(sql_type = BigInt)]
+    user_id: i64,
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+}
+
+#[derive(QueryableByName)]
+struct Definition {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    name: String,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    sql: String,
+}
+
+fn count(conn: &mut DbConn, sql: &str) -> i64 {
+    diesel::sql_query(sql).get_result::<Count>(conn).unwrap().n
+}
+
+/// The secondary indexes of `user_messages` and the full-text index of `messages` (on SQLite
+/// its triggers): dropped while the history is loaded and rebuilt afterwards, which is several
+/// times faster than maintaining them row by row.
+fn secondary_structures(conn: &mut DbConn) -> Vec<Definition> {
+    let sql = match conn {
+        DbConn::Sqlite(_) => {
+            "SELECT name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') \
+             AND tbl_name IN ('messages', 'user_messages') AND sql IS NOT NULL"
+        }
+        DbConn::Pg(_) => {
+            "SELECT i.indexname AS name, i.indexdef AS sql FROM pg_indexes i \
+             WHERE i.tablename IN ('messages', 'user_messages') AND i.indexname NOT IN \
+             (SELECT conname FROM pg_constraint)"
+        }
+    };
+    // The messages' own B-tree indexes stay: the recipients' rows are selected through them.
+    diesel::sql_query(sql)
+        .load::<Definition>(conn)
+        .unwrap()
+        .into_iter()
+        .filter(|d| {
+            let text = d.sql.to_ascii_lowercase();
+            text.contains("user_messages") || text.contains("fts") || text.contains("tsvector")
+        })
+        .collect()
+}
+
+/// A database of the backend, empty: SQLite files under `dir`, or a re-created PostgreSQL
+/// database on the server of `base`.
+fn fresh_database(base: Option<&str>, dir: &std::path::Path) -> (Backend, DatabaseUrl, String) {
+    match base {
+        None => {
+            let _ = std::fs::remove_dir_all(dir);
+            std::fs::create_dir_all(dir).unwrap();
+            let path = dir.join("parley.db");
+            (
+                Backend::Sqlite,
+                DatabaseUrl::Sqlite(path.clone()),
+                format!("sqlite://{}", path.display()),
+            )
+        }
+        Some(base) => {
+            let mut admin = diesel::PgConnection::establish(base).unwrap();
+            // Two statements: one batch would be one transaction, which these cannot run in.
+            admin
+                .batch_execute("DROP DATABASE IF EXISTS parley_bench_scale WITH (FORCE)")
+                .unwrap();
+            admin
+                .batch_execute("CREATE DATABASE parley_bench_scale")
+                .unwrap();
+            // The same server and parameters (`sslmode`, say), another database.
+            let (path, query) = base.split_once('?').unwrap_or((base, ""));
+            let (head, _) = path.rsplit_once('/').unwrap();
+            let query = if query.is_empty() {
+                String::new()
+            } else {
+                format!("?{query}")
+            };
+            let url = DatabaseUrl::parse(&format!("{head}/parley_bench_scale{query}")).unwrap();
+            // pgbench connects as Parley does (with the `sslmode` Parley chose).
+            let DatabaseUrl::Postgres(text) = &url else {
+                unreachable!()
+            };
+            (
+                Backend::Postgres(base.to_owned()),
+                url.clone(),
+                text.clone(),
+            )
+        }
+    }
+}
+
+/// The plan of the organization: channel sizes from 10 to 1,001 (cubic, mean about 260), each
+/// channel a window of consecutive users, and how many history messages each channel gets
+/// (small channels are busier).
+struct Plan {
+    members: Vec<Vec<usize>>,
+    messages: Vec<usize>,
+    dms: usize,
+}
+
+fn plan(users: usize, channels: usize, history: usize, heavy_rows: usize) -> Plan {
+    let last = (channels - 1).max(1) as f64;
+    let mut members: Vec<Vec<usize>> = (0..channels)
+        .map(|i| {
+            let size = 10 + (991.0 * (i as f64 / last).powi(3)).round() as usize;
+            let size = size.min(users);
+            (0..size).map(|k| (i * 131 + k) % users).collect()
+        })
+        .collect();
+    // Half the history is direct messages, half channel messages weighted by 1/size².
+    let channel_messages = history / 2;
+    let weights: Vec<f64> = members
+        .iter()
+        .map(|m| 1.0 / (m.len() as f64).powf(2.1))
+        .collect();
+    let total: f64 = weights.iter().sum();
+    let messages: Vec<usize> = weights
+        .iter()
+        .map(|w| (channel_messages as f64 * w / total).round() as usize)
+        .collect();
+    // User 0 is "the heavy user": also a member of the busiest channels until their history
+    // reaches about `heavy_rows`.
+    let mut busiest: Vec<usize> = (0..channels).collect();
+    busiest.sort_by_key(|i| std::cmp::Reverse(messages[*i]));
+    let mut rows: usize = (0..channels)
+        .filter(|i| members[*i].contains(&0))
+        .map(|i| messages[i])
+        .sum();
+    for i in busiest {
+        if rows >= heavy_rows {
+            break;
+        }
+        if !members[i].contains(&0) {
+            members[i].push(0);
+            rows += messages[i];
+        }
+    }
+    let dms = history - messages.iter().sum::<usize>();
+    Plan {
+        members,
+        messages,
+        dms,
+    }
+}
+
+fn content(rng: &mut Rng, n: usize) -> String {
+    let words = 6 + rng.below(12);
+    let mut text = format!("message {n}");
+    for _ in 0..words {
+        text.push(' ');
+        text.push_str(WORDS[rng.below(WORDS.len())]);
+    }
+    if rng.below(5) == 0 {
+        text.push(' ');
+        text.push_str(COMMON);
+    }
+    text
+}
+
+/// Loads the history with multi-row inserts, then the recipients' rows with one
+/// `INSERT ... SELECT` per user (in primary-key order), with the secondary indexes dropped.
+fn seed_history(
+    conn: &mut DbConn,
+    plan: &Plan,
+    channel_ids: &[i64],
+    user_ids: &[i64],
+    unread_per_user: usize,
+) {
+    if let DbConn::Sqlite(_) = conn {
+        conn.batch_execute("PRAGMA synchronous = OFF").unwrap();
+    }
+    let structures = secondary_structures(conn);
+    for s in &structures {
+        let kind = if s.sql.to_ascii_uppercase().contains("CREATE TRIGGER") {
+            "TRIGGER"
+        } else {
+            "INDEX"
+        };
+        conn.batch_execute(&format!("DROP {kind} {}", s.name))
+            .unwrap();
+    }
+    // Messages in ID order, channels and direct messages interleaved at random.
+    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    let mut left: Vec<usize> = plan.messages.clone();
+    let mut dms_left = plan.dms;
+    let total: usize = left.iter().sum::<usize>() + dms_left;
+    let mut sql = String::new();
+    let mut in_batch = 0;
+    let users = user_ids.len();
+    let head = "INSERT INTO messages (sender_id, channel_id, topic, topic_key, dm_key, \
+                recipient_user_id, content, rendered_content, date_sent, client) VALUES ";
+    let remaining = |left: &[usize], dms: usize| left.iter().sum::<usize>() + dms;
+    for n in 0..total {
+        let pick = rng.below(remaining(&left, dms_left).max(1));
+        let text = content(&mut rng, n);
+        let date = 1_700_000_000 + n as i64;
+        if !sql.is_empty() {
+            sql.push(',');
+        } else {
+            sql.push_str(head);
+        }
+        if pick < dms_left {
+            dms_left -= 1;
+            // Mostly between neighbours, and one in ten involving the heavy user.
+            let a = if rng.below(10) == 0 {
+                0
+            } else {
+                rng.below(users)
+            };
+            let b = (a + 1 + rng.below(20)) % users;
+            let (x, y) = (user_ids[a].min(user_ids[b]), user_ids[a].max(user_ids[b]));
+            sql.push_str(&format!(
+                "({}, NULL, '', '', '{x},{y}', {}, '{text}', '<p>{text}</p>', {date}, 'bench')",
+                user_ids[a], user_ids[b]
+            ));
+        } else {
+            let mut p = pick - dms_left;
+            let mut channel = 0;
+            while p >= left[channel] {
+                p -= left[channel];
+                channel += 1;
+            }
+            left[channel] -= 1;
+            let members = &plan.members[channel];
+            let sender = user_ids[members[rng.below(members.len())]];
+            let topic = format!("topic {}", rng.below(40));
+            sql.push_str(&format!(
+                "({sender}, {}, '{topic}', '{topic}', NULL, NULL, '{text}', '<p>{text}</p>', {date}, 'bench')",
+                channel_ids[channel]
+            ));
+        }
+        in_batch += 1;
+        if in_batch == 500 || n + 1 == total {
+            conn.batch_execute("BEGIN").unwrap();
+            conn.batch_execute(&sql).unwrap();
+            conn.batch_execute("COMMIT").unwrap();
+            sql.clear();
+            in_batch = 0;
+        }
+    }
+    // Recipients: every subscriber of a channel message, both sides of a direct message.
+    // Read, except each user's newest `unread_per_user`; a few mentions and stars.
+    let max_id = count(conn, "SELECT COALESCE(MAX(id), 0) AS n FROM messages");
+    let unread_from = max_id - unread_per_user as i64 * 4;
+    conn.batch_execute("BEGIN").unwrap();
+    for user in user_ids {
+        let flags_sql = format!(
+            "CASE WHEN m.id > {unread_from} AND m.id % 4 = 0 THEN 0 ELSE {read} END \
+             + CASE WHEN (m.id + {user}) % 300 = 0 THEN {mentioned} ELSE 0 END \
+             + CASE WHEN (m.id * 7 + {user}) % 1000 = 0 THEN {starred} ELSE 0 END",
+            read = flags::READ,
+            mentioned = flags::MENTIONED,
+            starred = flags::STARRED,
+        );
+        conn.batch_execute(&format!(
+            "INSERT INTO user_messages (user_id, message_id, flags) \
+             SELECT {user}, id, flags FROM ( \
+               SELECT m.id AS id, {flags_sql} AS flags FROM messages m \
+                 JOIN subscriptions s ON s.channel_id = m.channel_id \
+                 WHERE s.user_id = {user} AND s.active \
+               UNION ALL \
+               SELECT m.id AS id, {flags_sql} + {private} AS flags FROM messages m \
+                 WHERE m.channel_id IS NULL AND (m.sender_id = {user} OR m.recipient_user_id = {user}) \
+             ) AS mine ORDER BY id",
+            private = flags::IS_PRIVATE,
+        ))
+        .unwrap();
+    }
+    conn.batch_execute("COMMIT").unwrap();
+    for s in &structures {
+        conn.batch_execute(&s.sql).unwrap();
+    }
+    match conn {
+        DbConn::Sqlite(_) => conn
+            .batch_execute(
+                "INSERT INTO messages_fts (messages_fts) VALUES ('rebuild');
+                 PRAGMA synchronous = FULL; ANALYZE; PRAGMA wal_checkpoint(TRUNCATE);",
+            )
+            .unwrap(),
+        DbConn::Pg(_) => conn.batch_execute("VACUUM ANALYZE").unwrap(),
+    }
+    for (i, channel) in channel_ids.iter().enumerate() {
+        if plan.messages[i] > 0 {
+            conn.batch_execute(&format!(
+                "UPDATE channels SET first_message_id = \
+                 (SELECT MIN(id) FROM messages WHERE channel_id = {channel}) WHERE id = {channel}"
+            ))
+            .unwrap();
+        }
+    }
+}
+
+/// SQLite's raw rate: `clients` threads, each inserting one row per transaction into its own
+/// connection of a separate file, WAL and `synchronous = FULL` as the server runs.
+fn sqlite_raw(dir: &std::path::Path, clients: usize, seconds: u64) -> f64 {
+    let path = dir.join(format!("raw-{clients}.db"));
+    let _ = std::fs::remove_file(&path);
+    let url = DatabaseUrl::Sqlite(path);
+    {
+        let mut conn = parley_storage::conn::establish(&url).unwrap();
+        conn.batch_execute(
+            "CREATE TABLE raw_insert (id INTEGER PRIMARY KEY, a BIGINT NOT NULL, b TEXT NOT NULL)",
+        )
+        .unwrap();
+    }
+    let until = Instant::now() + Duration::from_secs(seconds);
+    let started = Instant::now();
+    let threads: Vec<_> = (0..clients)
+        .map(|c| {
+            let url = url.clone();
+            std::thread::spawn(move || {
+                let mut conn = parley_storage::conn::establish(&url).unwrap();
+                let mut done = 0u64;
+                while Instant::now() < until {
+                    conn.batch_execute(&format!(
+                        "BEGIN IMMEDIATE; INSERT INTO raw_insert (a, b) VALUES ({c}, 'a row of text'); COMMIT;"
+                    ))
+                    .unwrap();
+                    done += 1;
+                }
+                done
+            })
+        })
+        .collect();
+    let total: u64 = threads.into_iter().map(|t| t.join().unwrap()).sum();
+    total as f64 / started.elapsed().as_secs_f64()
+}
+
+/// PostgreSQL's raw rate: `pgbench` with a one-row `INSERT` per transaction.
+fn pg_raw(url: &str, dir: &std::path::Path, clients: usize, seconds: u64) -> f64 {
+    let mut conn = diesel::PgConnection::establish(url).unwrap();
+    conn.batch_execute(
+        "DROP TABLE IF EXISTS raw_insert;
+         CREATE TABLE raw_insert (id BIGSERIAL PRIMARY KEY, a BIGINT NOT NULL, b TEXT NOT NULL)",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir).unwrap();
+    let script = dir.join("raw_insert.sql");
+    std::fs::write(
+        &script,
+        "INSERT INTO raw_insert (a, b) VALUES (1, 'a row of text');\n",
+    )
+    .unwrap();
+    let output = std::process::Command::new("pgbench")
+        .args([
+            "-n",
+            "-c",
+            &clients.to_string(),
+            "-j",
+            "2",
+            "-T",
+            &seconds.to_string(),
+            "-f",
+        ])
+        .arg(&script)
+        .arg(url)
+        .output()
+        .expect("pgbench on PATH");
+    let text = String::from_utf8_lossy(&output.stdout);
+    text.lines()
+        .find(|l| l.starts_with("tps = "))
+        .and_then(|l| l.split_whitespace().nth(2))
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| {
+            panic!(
+                "pgbench failed: {text} {}",
+                String::from_utf8_lossy(&output.stderr)
+            )
+        })
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
+}
+
+#[actix_web::main]
+async fn main() {
+    let users = env_usize("BENCH_USERS", 1_000);
+    let channel_count = env_usize("BENCH_CHANNELS", 100);
+    let history = env_usize("BENCH_MESSAGES", 1_000_000);
+    let sends = env_usize("BENCH_SENDS", 100);
+    let seconds = env_usize("BENCH_SECONDS", 10) as u64;
+    let base = std::env::var("BENCH_DATABASE_URL").ok();
+    let dir = std::path::PathBuf::from(
+        std::env::var("BENCH_DIR").unwrap_or_else(|_| "target/bench-scale".into()),
+    );
+    let (backend, url, url_text) = fresh_database(base.as_deref(), &dir);
+    println!(
+        "backend: {}; {users} users, {channel_count} channels, {history} messages; group commit {}; load average {}",
+        backend.name(),
+        if std::env::var("BENCH_GROUP_COMMIT").as_deref() == Ok("0") { "off" } else { "on (SQLite)" },
+        load_average()
+    );
+    let mut app = TestApp::start_on(
+        None,
+        url,
+        backend.clone(),
+        lifted_api_limit(),
+        EngineConfig::default(),
+        PoolOptions {
+            sqlite_group_commit: std::env::var("BENCH_GROUP_COMMIT").as_deref() != Ok("0"),
+            ..PoolOptions::default()
+        },
+    )
+    .await;
+    app.check_shapes = false;
+
+    // The organization: users straight into storage, channels through the API.
+    let started = Instant::now();
+    let mut accounts: Vec<Account> = app.create_users_fast("u", users - 1).await;
+    accounts.insert(0, app.owner.clone());
+    let user_ids: Vec<i64> = accounts.iter().map(|a| a.user_id.0).collect();
+    let plan = plan(users, channel_count, history, 290_000);
+    let mut channel_ids = Vec::new();
+    for (i, members) in plan.members.iter().enumerate() {
+        let ids: Vec<i64> = members.iter().map(|m| user_ids[*m]).collect();
+        let id = app
+            .post("/channels/create")
+            .as_user(&app.owner)
+            .param("name", format!("channel {i}"))
+            .json_param("subscribers", &json!(ids))
+            .send()
+            .await
+            .success()["id"]
+            .as_i64()
+            .unwrap();
+        channel_ids.push(id);
+    }
+    println!(
+        "organization: {} users, {} channels in {:.1}s",
+        users,
+        channel_ids.len(),
+        started.elapsed().as_secs_f64()
+    );
+
+    // The history, straight into storage.
+    let started = Instant::now();
+    let unread_per_user = 500;
+    {
+        let plan = &plan;
+        let channel_ids = channel_ids.clone();
+        let user_ids = user_ids.clone();
+        let db = app.ctx.db.clone();
+        let plan_members = plan.members.clone();
+        let plan_messages = plan.messages.clone();
+        let dms = plan.dms;
+        tokio::task::spawn_blocking(move || {
+            let plan = Plan {
+                members: plan_members,
+                messages: plan_messages,
+                dms,
+            };
+            let mut conn = db.conn().unwrap();
+            seed_history(&mut conn, &plan, &channel_ids, &user_ids, unread_per_user);
+        })
+        .await
+        .unwrap();
+    }
+    let mut conn = app.ctx.db.conn().unwrap();
+    let rows = count(&mut conn, "SELECT COUNT(*) AS n FROM user_messages");
+    let per_user = diesel::sql_query(
+        "SELECT user_id, COUNT(*) AS n FROM user_messages GROUP BY user_id ORDER BY n DESC LIMIT 1",
+    )
+    .get_result::<UserCount>(&mut *conn)
+    .unwrap();
+    println!(
+        "seeded {} messages, {rows} user_messages rows in {:.1}s; largest history: user {} with {} rows",
+        count(&mut conn, "SELECT COUNT(*) AS n FROM messages"),
+        started.elapsed().as_secs_f64(),
+        per_user.user_id,
+        per_user.n
+    );
+    drop(conn);
+    let heavy = accounts
+        .iter()
+        .find(|a| a.user_id.0 == per_user.user_id)
+        .unwrap()
+        .clone();
+
+    // The raw store.
+    let raw = |clients: usize| match &backend {
+        Backend::Sqlite => sqlite_raw(&dir, clients, seconds),
+        Backend::Postgres(_) => pg_raw(&url_text, &dir, clients, seconds),
+    };
+    let raw1 = raw(1);
+    let raw8 = raw(8);
+    println!(
+        "raw store, one-row insert transactions: {raw1:.0}/s at 1 client, {raw8:.0}/s at 8 clients (load average {})",
+        load_average()
+    );
+
+    // Sends at 1 and 8 concurrent senders, each to a channel chosen at random (a sender is a
+    // member of it).
+    let rss_start = rss_mib();
+    let peak = Rc::new(Cell::new(rss_start));
+    let sampling = Rc::new(Cell::new(true));
+    {
+        let (peak, sampling) = (peak.clone(), sampling.clone());
+        actix_web::rt::spawn(async move {
+            while sampling.get() {
+                peak.set(peak.get().max(rss_mib()));
+                actix_web::rt::time::sleep(Duration::from_millis(20)).await;
+            }
+        });
+    }
+    let app = Rc::new(app);
+    for senders in [1usize, 8] {
+        let started = Instant::now();
+        let recipients = Rc::new(Cell::new(0usize));
+        let tasks: Vec<_> = (0..senders)
+            .map(|s| {
+                let app = app.clone();
+                let plan_members = plan.members.clone();
+                let accounts = accounts.clone();
+                let recipients = recipients.clone();
+                async move {
+                    let mut rng = Rng(0xabc0 + s as u64 * 7919 + senders as u64);
+                    let mut samples = Vec::new();
+                    for n in 0..sends {
+                        let channel = rng.below(plan_members.len());
+                        let members = &plan_members[channel];
+                        recipients.set(recipients.get() + members.len());
+                        let who = &accounts[members[rng.below(members.len())]];
+                        let t = Instant::now();
+                        app.post("/messages")
+                            .as_user(who)
+                            .param("type", "stream")
+                            .param("to", format!("channel {channel}"))
+                            .param("topic", format!("live {}", n % 7))
+                            .param(
+                                "content",
+                                format!("live message {n} about the **release** {COMMON}"),
+                            )
+                            .send()
+                            .await
+                            .success();
+                        samples.push(t.elapsed());
+                    }
+                    samples
+                }
+            })
+            .collect();
+        let samples: Vec<Duration> = futures_util::future::join_all(tasks)
+            .await
+            .into_iter()
+            .flatten()
+            .collect();
+        let elapsed = started.elapsed().as_secs_f64();
+        let rate = samples.len() as f64 / elapsed;
+        let base = if senders == 1 { raw1 } else { raw8 };
+        println!(
+            "sends at {senders} senders: {rate:.0} msg/s ({:.1}% of the raw rate), mean {:.0} recipients",
+            100.0 * rate / base,
+            recipients.get() as f64 / samples.len() as f64
+        );
+        summary(
+            &format!("  POST /messages latency at {senders} senders"),
+            samples,
+        );
+    }
+    sampling.set(false);
+    let rss_peak = peak.get();
+    actix_web::rt::time::sleep(Duration::from_secs(2)).await;
+    println!(
+        "RSS: {rss_start:.0} MiB before the sends, peak {rss_peak:.0} MiB, {:.0} MiB 2 s after",
+        rss_mib()
+    );
+
+    // A 10-member channel beside the 1,001-member one.
+    for channel in [0, channel_count - 1] {
+        let members = &plan.members[channel];
+        let who = &accounts[members[0]];
+        let mut samples = Vec::new();
+        for n in 0..50 {
+            let t = Instant::now();
+            app.post("/messages")
+                .as_user(who)
+                .param("type", "stream")
+                .param("to", format!("channel {channel}"))
+                .param("topic", "size")
+                .param("content", format!("size test {n}"))
+                .send()
+                .await
+                .success();
+            samples.push(t.elapsed());
+        }
+        summary(
+            &format!("POST /messages to a channel of {} members", members.len()),
+            samples,
+        );
+    }
+
+    // send→event to 1,000 waiting long-polls (members of the largest channel).
+    let engine = app.ctx.events.engine().clone();
+    let big = channel_count - 1;
+    let pollers: Vec<(UserId, String)> = plan.members[big]
+        .iter()
+        .take(1000)
+        .map(|m| {
+            let user = UserId(user_ids[*m]);
+            (user, engine.register(QueueOptions::new(user)).0)
+        })
+        .collect();
+    let mut last: Vec<Option<i64>> = vec![None; pollers.len()];
+    let mut delivery = Vec::new();
+    let sender = accounts[plan.members[big][0]].clone();
+    for n in 0..20 {
+        let waits: Vec<_> = pollers
+            .iter()
+            .zip(&last)
+            .map(|((user, queue), last)| {
+                let engine = engine.clone();
+                let (user, queue, last) = (*user, queue.clone(), *last);
+                actix_web::rt::spawn(async move {
+                    let events = engine.get_events(user, &queue, last, false).await.unwrap();
+                    (Instant::now(), events.last().and_then(|e| e["id"].as_i64()))
+                })
+            })
+            .collect();
+        while engine.waiting_count() < pollers.len() {
+            actix_web::rt::time::sleep(Duration::from_millis(2)).await;
+        }
+        let begun = Instant::now();
+        app.post("/messages")
+            .as_user(&sender)
+            .param("type", "stream")
+            .param("to", format!("channel {big}"))
+            .param("topic", "fan-out")
+            .param("content", format!("to everyone {n}"))
+            .send()
+            .await
+            .success();
+        for (i, wait) in waits.into_iter().enumerate() {
+            let (at, id) = wait.await.unwrap();
+            delivery.push(at.duration_since(begun));
+            last[i] = id.or(last[i]);
+        }
+    }
+    summary(
+        &format!("send→event to {} waiting long-polls", pollers.len()),
+        delivery,
+    );
+    for (user, queue) in &pollers {
+        engine.delete_queue(*user, queue).unwrap();
+    }
+
+    // Register for the user with the largest history, unread counts checked.
+    let mut conn = app.ctx.db.conn().unwrap();
+    let unread = count(
+        &mut conn,
+        &format!(
+            "SELECT COUNT(*) AS n FROM user_messages WHERE user_id = {} AND (flags & 1) = 0",
+            heavy.user_id.0
+        ),
+    );
+    drop(conn);
+    let mut samples = Vec::new();
+    for _ in 0..10 {
+        let t = Instant::now();
+        let snapshot = app.register(&heavy, &[]).await;
+        samples.push(t.elapsed());
+        assert_eq!(
+            snapshot["unread_msgs"]["count"].as_i64(),
+            Some(unread),
+            "register's unread count is exact"
+        );
+        let queue = snapshot["queue_id"].as_str().unwrap();
+        engine.delete_queue(heavy.user_id, queue).unwrap();
+    }
+    summary(
+        &format!(
+            "POST /register (full) for the user with {} rows, {unread} unread",
+            per_user.n
+        ),
+        samples,
+    );
+
+    for (label, narrow) in [
+        ("search page for a common word", json!([["search", COMMON]])),
+        ("GET /messages newest 100 (own history)", json!([])),
+        (
+            "GET /messages newest 100 in a channel",
+            json!([["channel", "channel 0"]]),
+        ),
+        (
+            "GET /messages newest 100 in a topic",
+            json!([["channel", "channel 0"], ["topic", "topic 7"]]),
+        ),
+        ("GET /messages newest 100 unread", json!([["is", "unread"]])),
+        (
+            "GET /messages newest 100 starred",
+            json!([["is", "starred"]]),
+        ),
+    ] {
+        let mut samples = Vec::new();
+        for _ in 0..20 {
+            let t = Instant::now();
+            app.get("/messages")
+                .as_user(&heavy)
+                .param("anchor", "newest")
+                .param("num_before", 100)
+                .param("num_after", 0)
+                .json_param("narrow", &narrow)
+                .send()
+                .await
+                .success();
+            samples.push(t.elapsed());
+        }
+        summary(label, samples);
+    }
+    println!("load average at the end: {}", load_average());
+}

@@ -1,0 +1,332 @@
+"""Three parley processes on one PostgreSQL database behind HAProxy (round robin), driven through
+the balancer with the official Python client and plain HTTP. Checks:
+
+- the Python client works through the balancer: queues land on different nodes, and every
+  queue, polled through whichever node the balancer picks (forwarded to the queue's own),
+  receives every message exactly once and in order;
+- a rolling restart of all three nodes (SIGTERM, start again) while clients long-poll and a
+  sender sends: no client loses its queue (no BAD_EVENT_QUEUE_ID), and every acknowledged
+  message reaches every client exactly once, in order;
+- kill -9 of a node during a send storm: every acknowledged message is stored; clients whose
+  queue was on the killed node get BAD_EVENT_QUEUE_ID and register again; the others miss
+  nothing.
+
+Usage: test_cluster.py --parley PATH --database-url postgres://... [--haproxy PATH]
+"""
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import urllib.request
+
+import requests
+import zulip
+
+from checks import Server, check, finish, free_port
+
+HEARTBEAT_SECONDS = 2
+
+
+def wait_until(predicate, timeout, step=0.05):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return predicate()
+
+
+def start_haproxy(haproxy, work, lb_port, ports):
+    servers = "\n".join(
+        f"    server node{i} 127.0.0.1:{port} check inter 300ms fall 1 rise 2"
+        for i, port in enumerate(ports)
+    )
+    config = f"""
+global
+    maxconn 1000
+defaults
+    mode http
+    timeout connect 2s
+    timeout client 120s
+    timeout server 120s
+    retries 3
+    option redispatch
+    option http-server-close
+frontend parley
+    bind 127.0.0.1:{lb_port}
+    default_backend nodes
+backend nodes
+    balance roundrobin
+    option httpchk GET /health
+{servers}
+"""
+    path = os.path.join(work, "haproxy.cfg")
+    with open(path, "w") as f:
+        f.write(config)
+    log = open(os.path.join(work, "haproxy.log"), "ab")
+    proc = subprocess.Popen([haproxy, "-f", path, "-db"], stdout=log, stderr=subprocess.STDOUT)
+    ok = wait_until(lambda: health(f"http://127.0.0.1:{lb_port}"), 15)
+    if not ok:
+        raise RuntimeError("HAProxy did not start")
+    return proc
+
+
+def health(url):
+    try:
+        urllib.request.urlopen(f"{url}/health", timeout=2).close()
+        return True
+    except OSError:
+        return False
+
+
+class Poller:
+    """A client long-polling its queue through the balancer in a thread, recording message IDs
+    in arrival order, and every BAD_EVENT_QUEUE_ID (after which it registers again)."""
+
+    def __init__(self, site, email, key, channel):
+        self.site, self.auth, self.channel = site, (email, key), channel
+        self.ids = []
+        self.lost = 0
+        self.errors = []
+        self.stop = False
+        self.queue_id = None
+        self.register()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def register(self):
+        while True:
+            try:
+                r = requests.post(
+                    f"{self.site}/api/v1/register",
+                    auth=self.auth,
+                    data={"event_types": '["message"]'},
+                    timeout=30,
+                )
+                body = r.json()
+                if body.get("result") == "success":
+                    self.queue_id, self.last = body["queue_id"], -1
+                    return
+            except (requests.RequestException, ValueError):
+                pass
+            time.sleep(0.2)
+
+    def run(self):
+        while not self.stop:
+            try:
+                r = requests.get(
+                    f"{self.site}/api/v1/events",
+                    auth=self.auth,
+                    params={"queue_id": self.queue_id, "last_event_id": self.last},
+                    timeout=60,
+                )
+                body = r.json()
+            except (requests.RequestException, ValueError) as e:
+                self.errors.append(repr(e))
+                time.sleep(0.2)
+                continue
+            if body.get("code") == "BAD_EVENT_QUEUE_ID":
+                self.lost += 1
+                self.register()
+                continue
+            if body.get("result") != "success":
+                self.errors.append(body)
+                time.sleep(0.2)
+                continue
+            for event in body["events"]:
+                self.last = max(self.last, event["id"])
+                if event["type"] == "message":
+                    self.ids.append(event["message"]["id"])
+
+
+class Sender:
+    """Sends messages through the balancer in a thread; keeps the IDs acknowledged."""
+
+    def __init__(self, site, email, key, channel, label):
+        self.site, self.auth, self.channel, self.label = site, (email, key), channel, label
+        self.acked = []
+        self.failed = 0
+        self.stop = False
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        n = 0
+        while not self.stop:
+            n += 1
+            try:
+                r = requests.post(
+                    f"{self.site}/api/v1/messages",
+                    auth=self.auth,
+                    data={"type": "stream", "to": self.channel, "topic": self.label,
+                          "content": f"{self.label} {n}"},
+                    timeout=30,
+                )
+                body = r.json()
+                if body.get("result") == "success":
+                    self.acked.append(body["id"])
+                else:
+                    self.failed += 1
+            except (requests.RequestException, ValueError):
+                self.failed += 1
+            time.sleep(0.01)
+
+
+def create_user(parley, database_url, data_dir, email):
+    """A member made with `parley create-user`; returns (email, api_key). Each sender has its
+    own account: the API allowance (200 requests a minute) is per user across all nodes."""
+    out = subprocess.run(
+        [parley, "create-user", "--email", email, "--full-name", email.split("@")[0],
+         "--database-url", database_url, "--data-dir", data_dir],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    fields = dict(
+        line.split("=", 1) for line in out.splitlines() if "=" in line
+    )
+    return fields["email"].strip(), fields["key"].strip()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--parley", required=True)
+    parser.add_argument("--database-url", required=True)
+    parser.add_argument("--haproxy", default=shutil.which("haproxy") or "/usr/sbin/haproxy")
+    args = parser.parse_args()
+    work = tempfile.mkdtemp(prefix="parley-cluster-")
+    lb_port = free_port()
+    site = f"http://127.0.0.1:{lb_port}"
+    ports = [free_port() for _ in range(3)]
+    nodes = []
+    for i, port in enumerate(ports):
+        data = os.path.join(work, f"node{i}")
+        nodes.append(Server(
+            args.parley, data, port, args.database_url, os.path.join(work, f"node{i}.log"),
+            extra_args=["--external-url", site, "--heartbeat-seconds", str(HEARTBEAT_SECONDS)],
+        ))
+    haproxy = None
+    try:
+        # The first start creates the organization; the others find it.
+        for node in nodes:
+            node.start()
+        haproxy = start_haproxy(args.haproxy, work, lb_port, ports)
+        client = zulip.Client(config_file=os.path.join(work, "node0", "owner.zuliprc"), site=site)
+        email, key = client.email, client.api_key
+        result = client.add_subscriptions([{"name": "cluster"}])
+        check("the Python client subscribes through the balancer", result["result"] == "success", result)
+
+        # Queues on every node, read through any node.
+        queues = [client.register(event_types=["message"]) for _ in range(6)]
+        owners = {q["queue_id"].split(":")[0] for q in queues}
+        check("queues are spread over the nodes", len(owners) == 3, owners)
+        sent = []
+        for i in range(30):
+            r = client.send_message({"type": "stream", "to": "cluster", "topic": "py", "content": f"m{i}"})
+            sent.append(r["id"])
+        for q in queues:
+            got = []
+            last = -1
+            deadline = time.time() + 20
+            while len(got) < len(sent) and time.time() < deadline:
+                r = client.get_events(queue_id=q["queue_id"], last_event_id=last, dont_block=True)
+                if r["result"] != "success":
+                    break
+                for e in r["events"]:
+                    last = max(last, e["id"])
+                    if e["type"] == "message":
+                        got.append(e["message"]["id"])
+                time.sleep(0.05)
+            check(f"queue on {q['queue_id'].split(':')[0]} gets every message once, in order",
+                  got == sent, (got, sent))
+
+        # A rolling restart with clients connected.
+        pollers = [Poller(site, email, key, "cluster") for _ in range(6)]
+        data0 = os.path.join(work, "node0")
+        rolling = create_user(args.parley, args.database_url, data0, "rolling@parley.test")
+        client.add_subscriptions([{"name": "cluster"}], principals=[rolling[0]])
+        sender = Sender(site, rolling[0], rolling[1], "cluster", "rolling")
+        time.sleep(1)
+        for i, node in enumerate(nodes):
+            code = node.stop()
+            check(f"node {i} stops gracefully", code == 0, node.log_tail())
+            time.sleep(0.5)
+            node.start()
+            wait_until(lambda: health(f"http://127.0.0.1:{ports[i]}"), 10)
+            time.sleep(1.5)
+        time.sleep(1)
+        sender.stop = True
+        sender.thread.join()
+        acked = list(sender.acked)
+        wait_until(lambda: all(set(acked) <= set(p.ids) for p in pollers), 30, 0.2)
+        for p in pollers:
+            p.stop = True
+        check("messages were acknowledged during the rolling restart", len(acked) > 20, len(acked))
+        for n, p in enumerate(pollers):
+            mine = [i for i in p.ids if i in set(acked)]
+            check(f"client {n} kept its queue through the rolling restart", p.lost == 0,
+                  (p.lost, p.errors[-3:]))
+            check(f"client {n} got every acknowledged message once, in order", mine == acked,
+                  (len(mine), len(acked), sorted(set(acked) - set(mine))[:10]))
+
+        # kill -9 during a send storm.
+        pollers = [Poller(site, email, key, "cluster") for _ in range(6)]
+        stormers = [create_user(args.parley, args.database_url, data0, f"storm{i}@parley.test")
+                    for i in range(3)]
+        client.add_subscriptions([{"name": "cluster"}], principals=[u[0] for u in stormers])
+        senders = [Sender(site, u[0], u[1], "cluster", f"storm{i}")
+                   for i, u in enumerate(stormers)]
+        time.sleep(1.5)
+        victim = nodes[1]
+        victim_id_prefixes = set()
+        os.kill(victim.proc.pid, signal.SIGKILL)
+        victim.proc.wait()
+        time.sleep(3)
+        for s in senders:
+            s.stop = True
+            s.thread.join()
+        acked = sorted(i for s in senders for i in s.acked)
+        check("messages were acknowledged around the kill", len(acked) > 20, len(acked))
+        stored = set()
+        for start in range(0, len(acked), 200):
+            chunk = acked[start:start + 200]
+            r = requests.get(
+                f"{site}/api/v1/messages",
+                auth=(email, key),
+                params={"anchor": chunk[0], "num_before": 0, "num_after": 1000,
+                        "narrow": '[{"operator": "channel", "operand": "cluster"}]'},
+                timeout=30,
+            ).json()
+            stored.update(m["id"] for m in r.get("messages", []))
+        check("no acknowledged message is lost when a node is killed",
+              set(acked) <= stored, sorted(set(acked) - stored)[:10])
+        wait_until(lambda: all(p.lost > 0 or set(acked) <= set(p.ids) for p in pollers), 30, 0.2)
+        for p in pollers:
+            p.stop = True
+        relost = [p for p in pollers if p.lost > 0]
+        kept = [p for p in pollers if p.lost == 0]
+        check("clients of the killed node were told to register again", len(relost) >= 1,
+              [p.lost for p in pollers])
+        check("clients of the killed node registered again", all(p.queue_id for p in relost))
+        for n, p in enumerate(kept):
+            check(f"a client of a live node missed nothing ({n})", set(acked) <= set(p.ids),
+                  sorted(set(acked) - set(p.ids))[:10])
+    except Exception:
+        check("the cluster test ran to the end", False, traceback.format_exc())
+    finally:
+        for node in nodes:
+            if node.proc is not None and node.proc.poll() is None:
+                node.stop()
+        if haproxy is not None:
+            haproxy.terminate()
+            haproxy.wait()
+    return finish("cluster")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
