@@ -542,9 +542,10 @@ mod tests {
         assert_eq!(config.realm_name, "From flag");
         assert_eq!(config.database_url, DatabaseUrl::Sqlite("file.db".into()));
         let config = Config::resolve(given, Some("postgres://root@localhost/x".into())).unwrap();
+        // A local server is reached without TLS unless the URL says otherwise.
         assert_eq!(
             config.database_url,
-            DatabaseUrl::Postgres("postgres://root@localhost/x".into())
+            DatabaseUrl::Postgres("postgres://root@localhost/x?sslmode=disable".into())
         );
     }
 

@@ -131,9 +131,10 @@ pub(super) fn realm_fields(
     put("realm_date_created", realm.date_created.into());
     put("realm_uri", url.clone().into());
     put("realm_url", url.clone().into());
+    // The icon the server serves (the login page and the web client show the same one).
     put(
         "realm_icon_url",
-        format!("{url}/static/images/logo/zulip-icon-128x128.png").into(),
+        format!("{url}/static/images/logo/parley-icon.svg").into(),
     );
     put("realm_icon_source", "G".into());
     put("realm_logo_url", "".into());
