@@ -47,6 +47,7 @@ class Server:
         if database_url:
             self.command += ["--database-url", database_url]
         self.port = port
+        self.database_url = database_url
         self.log_path = log_path
         self.proc = None
 

@@ -12,6 +12,7 @@ Usage: test_python_client.py --parley PATH [--database-url URL]
 import argparse
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -240,11 +241,19 @@ def run_organization(owner, site):
     link = invite.get("invite_link")
     if not link:
         return
-    page = requests.get(link)
+    browser = requests.Session()
+    page = browser.get(link)
     check("the link serves a sign-up page", page.status_code == 200 and "<form" in page.text, page.text[:500])
-    joined = requests.post(link, data={"email": "newcomer@parley.local", "full_name": "New Comer",
-                                       "password": "newcomer-password"})
-    check("the sign-up form creates the account", joined.status_code == 200, joined.text[:500])
+    # The form carries its CSRF token, matched against the csrftoken cookie the page set.
+    token = re.search(r'name="csrfmiddlewaretoken"[^>]*value="([^"]+)"', page.text) or \
+        re.search(r'value="([^"]+)"[^>]*name="csrfmiddlewaretoken"', page.text)
+    check("the sign-up form has a CSRF token", token is not None, page.text[:500])
+    joined = browser.post(link, data={"email": "newcomer@parley.local", "full_name": "New Comer",
+                                      "password": "newcomer-password",
+                                      "csrfmiddlewaretoken": token.group(1) if token else ""})
+    check("the sign-up form creates the account and signs the person in",
+          joined.status_code == 200 and joined.url.rstrip("/") == site.rstrip("/")
+          and "sessionid" in browser.cookies, (joined.status_code, joined.url, joined.text[:300]))
     newcomer, info = as_user(site, "newcomer@parley.local", "newcomer-password")
     me = newcomer.get_profile()
     check("the newcomer has the invitation's role", me.get("role") == 300, me)

@@ -279,19 +279,30 @@ def run(server, data_dir, site):
     manual_before = len(manual.events)
     code = server.stop()
     check("SIGTERM: parley exits with code 0", code == 0, f"{code}\n{server.log_tail()}")
-    dump = os.path.join(data_dir, "event_queues.json")
-    check("SIGTERM: event_queues.json is written", os.path.exists(dump), os.listdir(data_dir))
-    if os.path.exists(dump):
-        with open(dump) as f:
-            text = f.read()
-        check("the dump holds both queues",
-              manual.queue_id in text and first_queue is not None and first_queue in text,
-              {"manual": manual.queue_id, "listener": first_queue})
-        try:
-            json.loads(text)
-            check("the dump is JSON", True)
-        except ValueError as e:
-            check("the dump is JSON", False, e)
+    if server.database_url:
+        # On PostgreSQL a stopping server hands its queues to the database, for whichever
+        # server starts next (docs/scaling.md).
+        handed = subprocess.run(["psql", server.database_url, "-tAc", "SELECT queue_id FROM queue_handoffs"],
+                                capture_output=True, text=True)
+        check("SIGTERM: the queues are handed to the database", handed.returncode == 0, handed.stderr)
+        check("the hand-over holds both queues",
+              first_queue is not None and any(manual.queue_id in line for line in handed.stdout.split())
+              and any(first_queue in line for line in handed.stdout.split()),
+              {"manual": manual.queue_id, "listener": first_queue, "handed": handed.stdout})
+    else:
+        dump = os.path.join(data_dir, "event_queues.json")
+        check("SIGTERM: event_queues.json is written", os.path.exists(dump), os.listdir(data_dir))
+        if os.path.exists(dump):
+            with open(dump) as f:
+                text = f.read()
+            check("the dump holds both queues",
+                  manual.queue_id in text and first_queue is not None and first_queue in text,
+                  {"manual": manual.queue_id, "listener": first_queue})
+            try:
+                json.loads(text)
+                check("the dump is JSON", True)
+            except ValueError as e:
+                check("the dump is JSON", False, e)
     time.sleep(0.5)  # the pollers now see connection errors and retry
     server.start()
 
