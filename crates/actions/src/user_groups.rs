@@ -324,9 +324,9 @@ pub async fn do_create_user_group(
         let row = groups::row(conn, id)?.ok_or_else(invalid_group)?;
         let everyone = active_users(conn)?;
         let graph = &policy::load(conn)?.groups;
-        events.push(group_added(group_json(&row, &graph, &everyone)));
+        events.push(group_added(group_json(&row, graph, &everyone)));
         if !new.subgroups.is_empty() {
-            let subgroups = groups_by_ids(&graph, &new.subgroups, "subgroups", true)?;
+            let subgroups = groups_by_ids(graph, &new.subgroups, "subgroups", true)?;
             crate::realm_cache::changing();
             groups::add_subgroups(conn, id, &subgroups)?;
             events.push(subgroups_changed(id, true, &subgroups));
@@ -425,7 +425,7 @@ pub async fn do_update_user_group(
             let row = groups::row(conn, id)?.ok_or_else(invalid_group)?;
             let everyone = active_users(conn)?;
             let graph = &policy::load(conn)?.groups;
-            events.push(group_reactivated(id, group_json(&row, &graph, &everyone)));
+            events.push(group_reactivated(id, group_json(&row, graph, &everyone)));
         }
         let active: HashSet<UserId> = active_users(conn)?.iter().map(|u| u.id).collect();
         let mut changed = false;

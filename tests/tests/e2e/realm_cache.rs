@@ -129,11 +129,20 @@ async fn another_nodes_changes_apply_once_their_event_arrived() {
     let ann = zero
         .create_user("ann@parley.test", "Ann", Role::Member)
         .await;
-    let types = json!(["realm_linkifiers", "realm_emoji", "realm"]);
+    let params = [
+        (
+            "event_types",
+            json!(["realm_linkifiers", "realm_emoji", "realm"]),
+        ),
+        (
+            "client_capabilities",
+            json!({"linkifier_url_template": true}),
+        ),
+    ];
 
     // Linkifiers.
     assert!(!render(one, &ann, "fix #8").await.contains("href"));
-    let q = one.register(&ann, &[("event_types", types.clone())]).await["queue_id"]
+    let q = one.register(&ann, &params).await["queue_id"]
         .as_str()
         .unwrap()
         .to_owned();
@@ -145,7 +154,7 @@ async fn another_nodes_changes_apply_once_their_event_arrived() {
 
     // Custom emoji.
     assert!(!render(one, &ann, ":tick:").await.contains("<img"));
-    let q = one.register(&ann, &[("event_types", types.clone())]).await["queue_id"]
+    let q = one.register(&ann, &params).await["queue_id"]
         .as_str()
         .unwrap()
         .to_owned();
@@ -164,7 +173,7 @@ async fn another_nodes_changes_apply_once_their_event_arrived() {
             .param("content", "x")
     }
     empty(one, &ann).send().await.success();
-    let q = one.register(&ann, &[("event_types", types.clone())]).await["queue_id"]
+    let q = one.register(&ann, &params).await["queue_id"]
         .as_str()
         .unwrap()
         .to_owned();
