@@ -478,28 +478,7 @@ impl ChannelEdit<'_> {
         )?;
         let moved = self.messages_to_move(conn)?;
         self.relocate(conn, &moved)?;
-        let before = messages::recipients_of_any(conn, &moved)?;
-        if let Some(target) = self.target {
-            adjust_recipients(conn, target, &moved)?;
-        }
-        let after = messages::recipients_of_any(conn, &moved)?;
-        let lost: Vec<UserId> = before
-            .iter()
-            .filter(|u| !after.contains(u))
-            .copied()
-            .collect();
-        let mut audience: Vec<UserId> = viewers
-            .into_iter()
-            .chain(after)
-            .filter(|u| !lost.contains(u))
-            .collect();
-        if let Some(target) = self.target {
-            if target.is_public() || target.history_public_to_subscribers {
-                audience.extend(subscriptions::active_recipients(conn, target.id)?);
-            }
-        }
-        audience.sort_unstable();
-        audience.dedup();
+        let (audience, lost) = self.reassign(conn, &moved, viewers)?;
         let mut moved_sorted = moved.clone();
         moved_sorted.sort();
         let movement = Movement {
@@ -539,6 +518,40 @@ impl ChannelEdit<'_> {
             edit,
         )?;
         Ok(detached(uploads))
+    }
+
+    /// After a move into another channel, who receives the moved messages changes: returns
+    /// who is told of the move (who saw the message, who receives or may read it now) and who
+    /// lost them (told they are deleted).
+    fn reassign(
+        &self,
+        conn: &mut DbConn,
+        moved: &[MessageId],
+        viewers: Vec<UserId>,
+    ) -> ActionResult<(Vec<UserId>, Vec<UserId>)> {
+        let before = messages::recipients_of_any(conn, moved)?;
+        if let Some(target) = self.target {
+            adjust_recipients(conn, target, moved)?;
+        }
+        let after = messages::recipients_of_any(conn, moved)?;
+        let lost: Vec<UserId> = before
+            .iter()
+            .filter(|u| !after.contains(u))
+            .copied()
+            .collect();
+        let mut audience: Vec<UserId> = viewers
+            .into_iter()
+            .chain(after)
+            .filter(|u| !lost.contains(u))
+            .collect();
+        if let Some(target) = self.target {
+            if target.is_public() || target.history_public_to_subscribers {
+                audience.extend(subscriptions::active_recipients(conn, target.id)?);
+            }
+        }
+        audience.sort_unstable();
+        audience.dedup();
+        Ok((audience, lost))
     }
 
     fn is_resolve_toggle(&self) -> bool {
