@@ -125,9 +125,12 @@ pub async fn do_register(
     let request = with_bot_defaults(ctx, &user, request).await?;
     let options = queue_options(&user, &request)?;
     if let Some(log) = ctx.events.log() {
-        // The snapshot is read at a log position; the queue takes the entries after it.
+        // The snapshot is read at a log position; the queue takes the entries after it. Not
+        // through the organization cache: it may still hold data of entries this process has
+        // not delivered yet, and a load inside this older snapshot must not fill it.
         let ctx2 = ctx.clone();
         let (position, mut snapshot) = ctx
+            .db
             .run(move |conn| {
                 parley_storage::event_log::at_snapshot(conn, |conn, position| {
                     Ok::<_, ActionError>((position, fetch_snapshot(&ctx2, conn, &user, &request)?))
