@@ -2,8 +2,9 @@
 //! application in-process: each node is its own context, event hub and queues, following the
 //! event log and forwarding long-polls over HTTP on a local port, as separate processes do.
 //!
-//! 1. send→event latency: a long-poll waits on a queue; the time from the start of
-//!    `POST /messages` to the poll's answer, with the queue on the sending node and on another.
+//! 1. send→event latency in a channel of `BENCH_SUBSCRIBERS` (1,000) members: a long-poll waits
+//!    on a queue; the time from the start of `POST /messages` to the poll's answer, with the
+//!    queue on the sending node and on another.
 //! 2. sends per second with one node and with three (`BENCH_WRITERS` concurrent senders spread
 //!    over the nodes, `BENCH_SENDS` messages each). The nodes share this process's CPU, so
 //!    three nodes here measure the event log's cost and contention, not added capacity.
@@ -90,6 +91,7 @@ async fn main() {
     let rounds = env_usize("BENCH_ROUNDS", 200);
     let writers = env_usize("BENCH_WRITERS", 8);
     let sends = env_usize("BENCH_SENDS", 50);
+    let subscribers = env_usize("BENCH_SUBSCRIBERS", 1_000);
     let mut nodes = TestApp::start_cluster(Backend::Postgres(url), 3).await;
     for node in &mut nodes {
         node.check_shapes = false;
@@ -107,10 +109,17 @@ async fn main() {
                 .await,
         );
     }
-    let refs: Vec<&Account> = people.iter().collect();
+    let crowd = first
+        .create_users_fast("crowd", subscribers.saturating_sub(writers))
+        .await;
+    for node in &nodes[1..] {
+        node.ctx.events.realm_cache().invalidate();
+    }
+    let refs: Vec<&Account> = people.iter().chain(&crowd).collect();
     first
         .create_channel(&first.owner, "bench", &refs, &[])
         .await;
+    println!("channel members: {}", refs.len());
     let who = &people[0];
     summary(
         "send→event, queue on the sending node",

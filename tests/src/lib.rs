@@ -459,7 +459,8 @@ impl TestApp {
     }
 
     /// Inserts `count` members straight into storage (no password hashing, no events), for
-    /// benchmarks that need many users; their API keys are their index, zero-padded.
+    /// benchmarks that need many users; their API keys are their index, zero-padded. Other
+    /// nodes of a cluster must invalidate their organization cache themselves.
     pub async fn create_users_fast(&self, prefix: &str, count: usize) -> Vec<Account> {
         let prefix = prefix.to_owned();
         let host = self.ctx.realm.host.clone();
@@ -495,6 +496,8 @@ impl TestApp {
                 Ok::<_, parley_storage::StorageError>(made)
             })
             .await;
+        // Written around the actions, so the organization cache (role groups) must forget.
+        self.ctx.events.realm_cache().invalidate();
         made.expect("insert users")
     }
 
