@@ -147,6 +147,16 @@ pub struct Settings {
     #[arg(long, global = true, env = "PARLEY_REDIS_URL", value_name = "URL")]
     pub redis_url: Option<String>,
 
+    /// The start of every rate-limit key in Redis, to keep deployments sharing one Redis apart
+    /// [default: parley:ratelimit:].
+    #[arg(
+        long,
+        global = true,
+        env = "PARLEY_REDIS_KEY_PREFIX",
+        value_name = "PREFIX"
+    )]
+    pub redis_key_prefix: Option<String>,
+
     /// Log line format on standard error: text or json [default: text].
     #[arg(
         long,
@@ -206,6 +216,7 @@ impl Settings {
             metrics_token: self.metrics_token.or(fallback.metrics_token),
             node_url: self.node_url.or(fallback.node_url),
             redis_url: self.redis_url.or(fallback.redis_url),
+            redis_key_prefix: self.redis_key_prefix.or(fallback.redis_key_prefix),
             log_format: self.log_format.or(fallback.log_format),
             bigbluebutton_url: self.bigbluebutton_url.or(fallback.bigbluebutton_url),
             bigbluebutton_secret: self.bigbluebutton_secret.or(fallback.bigbluebutton_secret),
@@ -258,6 +269,8 @@ pub struct Config {
     pub node_url: Option<String>,
     /// The Redis that keeps the rate limits, when configured.
     pub redis_url: Option<String>,
+    /// The start of the rate-limit keys in Redis.
+    pub redis_key_prefix: String,
     /// The BigBlueButton server for video calls, when one is configured.
     pub bigbluebutton: Option<parley_actions::calls::BigBlueButtonConfig>,
 }
@@ -475,9 +488,15 @@ impl Config {
             }
             None => None,
         };
+        let redis_key_prefix = settings
+            .redis_key_prefix
+            .filter(|p| !p.trim().is_empty())
+            .map(|p| p.trim().to_owned())
+            .unwrap_or_else(|| parley_actions::rate_limit::REDIS_KEY_PREFIX.to_owned());
         Ok(Config {
             node_url,
             redis_url,
+            redis_key_prefix,
             sqlite_synchronous,
             metrics_bind,
             metrics_token: metrics_token.map(|t| t.trim().to_owned()),
@@ -727,7 +746,14 @@ mod tests {
             };
             let config = Config::resolve(given, None).unwrap();
             assert_eq!(config.redis_url.as_deref(), Some(good));
+            assert_eq!(config.redis_key_prefix, "parley:ratelimit:");
         }
+        let given = Settings {
+            redis_key_prefix: Some("staging:limits:".into()),
+            ..Settings::default()
+        };
+        let config = Config::resolve(given, None).unwrap();
+        assert_eq!(config.redis_key_prefix, "staging:limits:");
         for bad in ["http://cache", "redis://", "not a url"] {
             let given = Settings {
                 redis_url: Some(bad.into()),

@@ -115,8 +115,7 @@ async fn rate_limits(config: &Config, ctx: &Context) -> anyhow::Result<RateLimit
     let Some(url) = &config.redis_url else {
         return Ok(limits.shared_in(&ctx.db));
     };
-    let redis = RedisBuckets::open(url, parley_actions::rate_limit::REDIS_KEY_PREFIX)
-        .context("--redis-url")?;
+    let redis = RedisBuckets::open(url, &config.redis_key_prefix).context("--redis-url")?;
     match redis.ping().await {
         Ok(()) => tracing::info!(redis = %redis.shown(), "rate limits kept in Redis"),
         Err(e) => tracing::warn!(
