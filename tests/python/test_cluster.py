@@ -360,6 +360,13 @@ def main():
 
         # kill -9 during a send storm.
         pollers = [Poller(site, email, key, "cluster") for _ in range(6)]
+        # At least one queue on the node to be killed (round robin also spreads the pollers'
+        # own requests, so six registrations may miss a node).
+        victim_prefix = next((prefix for prefix, port in node_prefixes(ports, email, key).items()
+                              if port == ports[1]), None)
+        while len(pollers) < 12 and not any(
+                (p.queue_id or "").startswith(f"{victim_prefix}:") for p in pollers):
+            pollers.append(Poller(site, email, key, "cluster"))
         stormers = [create_user(args.parley, args.database_url, data0, f"storm{i}@parley.test")
                     for i in range(3)]
         client.add_subscriptions([{"name": "cluster"}], principals=[u[0] for u in stormers])

@@ -46,7 +46,40 @@ async fn home<'a>(
     })
 }
 
-/// Sends a queue request on to the process at `address`, with the caller's credentials.
+/// How many times a queue request is located and forwarded again when the process it was
+/// forwarded to cannot be reached (it may just have begun to stop: located again, its queue is
+/// waited for until it is handed over, and adopted).
+const FORWARD_ATTEMPTS: usize = 3;
+
+/// Locates `queue_id` and forwards the request there (see [`forward`]); `None` when it is
+/// answered here. A process that cannot be reached is located again, up to
+/// [`FORWARD_ATTEMPTS`] times, before the queue is taken for gone.
+async fn forward_to_home<T>(
+    ctx: &Context,
+    queue_id: &str,
+    forwarded: bool,
+    method: reqwest::Method,
+    authorization: Option<&str>,
+    query: &[(&str, String)],
+) -> ActionResult<Option<Answer<T>>> {
+    for attempt in 1..=FORWARD_ATTEMPTS {
+        let Some((log, address)) = home(ctx, queue_id, forwarded).await? else {
+            return Ok(None);
+        };
+        match forward(ctx, log, method.clone(), &address, authorization, query).await? {
+            Some(answer) => return Ok(Some(answer)),
+            None if attempt < FORWARD_ATTEMPTS => {
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            }
+            None => {}
+        }
+    }
+    // The process holding the queue is not there any more: so is the queue.
+    Err(bad_queue(queue_id).into())
+}
+
+/// Sends a queue request on to the process at `address`, with the caller's credentials;
+/// `None` when that process cannot be reached.
 async fn forward<T>(
     ctx: &Context,
     log: &LogFollower,
@@ -54,7 +87,7 @@ async fn forward<T>(
     address: &str,
     authorization: Option<&str>,
     query: &[(&str, String)],
-) -> ActionResult<Answer<T>> {
+) -> ActionResult<Option<Answer<T>>> {
     let queue_id = query
         .iter()
         .find(|(name, _)| *name == "queue_id")
@@ -77,9 +110,8 @@ async fn forward<T>(
     let response = match outgoing.send().await {
         Ok(response) => response,
         Err(e) => {
-            // The process holding the queue is not there any more: so is the queue.
             tracing::info!(address, error = %e, "cannot forward an event queue request");
-            return Err(bad_queue(queue_id).into());
+            return Ok(None);
         }
     };
     let status = response.status().as_u16();
@@ -88,10 +120,10 @@ async fn forward<T>(
         .await
         .map_err(|_| crate::error::ActionError::from(bad_queue(queue_id)))?;
     metrics::counter!("parley_event_requests_forwarded_total").increment(1);
-    Ok(Answer::Forwarded {
+    Ok(Some(Answer::Forwarded {
         status,
         body: body.to_vec(),
-    })
+    }))
 }
 
 /// `GET /events` reaching any process: forwarded to the process holding the queue, else
@@ -104,23 +136,18 @@ pub async fn get_events_anywhere(
     forwarded: bool,
 ) -> ActionResult<Answer<EventBatch>> {
     if let Some(queue_id) = &request.queue_id {
-        if let Some((log, address)) = home(ctx, queue_id, forwarded).await? {
-            let mut query = vec![
-                ("queue_id", queue_id.clone()),
-                ("dont_block", request.dont_block.to_string()),
-            ];
-            if let Some(last) = request.last_event_id {
-                query.push(("last_event_id", last.to_string()));
-            }
-            return forward(
-                ctx,
-                log,
-                reqwest::Method::GET,
-                &address,
-                authorization,
-                &query,
-            )
-            .await;
+        let mut query = vec![
+            ("queue_id", queue_id.clone()),
+            ("dont_block", request.dont_block.to_string()),
+        ];
+        if let Some(last) = request.last_event_id {
+            query.push(("last_event_id", last.to_string()));
+        }
+        let method = reqwest::Method::GET;
+        if let Some(answer) =
+            forward_to_home(ctx, queue_id, forwarded, method, authorization, &query).await?
+        {
+            return Ok(answer);
         }
     }
     get_events(ctx, user, request).await.map(Answer::Here)
@@ -134,17 +161,12 @@ pub async fn delete_queue_anywhere(
     authorization: Option<&str>,
     forwarded: bool,
 ) -> ActionResult<Answer<()>> {
-    if let Some((log, address)) = home(ctx, &queue_id, forwarded).await? {
-        let query = [("queue_id", queue_id)];
-        return forward(
-            ctx,
-            log,
-            reqwest::Method::DELETE,
-            &address,
-            authorization,
-            &query,
-        )
-        .await;
+    let query = [("queue_id", queue_id.clone())];
+    let method = reqwest::Method::DELETE;
+    if let Some(answer) =
+        forward_to_home(ctx, &queue_id, forwarded, method, authorization, &query).await?
+    {
+        return Ok(answer);
     }
     delete_queue(ctx, user, queue_id).await.map(Answer::Here)
 }
