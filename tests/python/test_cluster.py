@@ -4,6 +4,10 @@ the balancer with the official Python client and plain HTTP. Checks:
 - the Python client works through the balancer: queues land on different nodes, and every
   queue, polled through whichever node the balancer picks (forwarded to the queue's own),
   receives every message exactly once and in order;
+- zulip-term (with --zulip-term) through the balancer, driven in tmux as test_zulip_term.py
+  drives it against one server: every request it makes goes to whichever node HAProxy picks,
+  and the message it must show live is sent through a node other than the one holding its
+  event queue;
 - a rolling restart of all three nodes (SIGTERM, start again) while clients long-poll and a
   sender sends: no client loses its queue (no BAD_EVENT_QUEUE_ID), and every acknowledged
   message reaches every client exactly once, in order;
@@ -11,7 +15,10 @@ the balancer with the official Python client and plain HTTP. Checks:
   queue was on the killed node get BAD_EVENT_QUEUE_ID and register again; the others miss
   nothing.
 
+With --redis-url the nodes keep their rate limits in that Redis (else in PostgreSQL).
+
 Usage: test_cluster.py --parley PATH --database-url postgres://... [--haproxy PATH]
+       [--zulip-term PATH] [--redis-url redis://...]
 """
 
 import argparse
@@ -29,6 +36,7 @@ import urllib.request
 import requests
 import zulip
 
+import test_zulip_term
 from checks import Server, check, finish, free_port
 
 HEARTBEAT_SECONDS = 2
@@ -179,6 +187,52 @@ class Sender:
             time.sleep(0.01)
 
 
+def node_prefixes(ports, email, key):
+    """The node ID each node's queue IDs start with, by port: a queue registered on each node
+    directly (and deleted)."""
+    prefixes = {}
+    for port in ports:
+        node = zulip.Client(email=email, api_key=key, site=f"http://127.0.0.1:{port}")
+        queue = node.register(event_types=["message"])
+        prefixes[queue["queue_id"].split(":")[0]] = port
+        node.deregister(queue["queue_id"])
+    return prefixes
+
+
+def zulip_term_through_balancer(zulip_term, site, ports, owner):
+    """zulip-term against the balancer; the live message goes through another node than the
+    one holding zulip-term's queue."""
+    if not shutil.which("tmux"):
+        check("tmux is installed (zulip-term through the balancer)", False, "tmux not found")
+        return
+    prefixes = node_prefixes(ports, owner.email, owner.api_key)
+    check("each node gives its queues its own ID", len(prefixes) == len(ports), prefixes)
+
+    def live_sender(work_dir):
+        queues = []
+        deadline = time.time() + 10
+        while not queues and time.time() < deadline:
+            queues = test_zulip_term.queue_ids(work_dir)
+            time.sleep(0.2)
+        home = queues[-1].split(":")[0] if queues else None
+        check("zulip-term polls a queue of one of the nodes through the balancer",
+              home in prefixes, (queues, prefixes))
+        other = next((port for prefix, port in prefixes.items() if prefix != home), ports[0])
+        print(f"info zulip-term's queue is on node :{prefixes.get(home)}; the live message goes "
+              f"through node :{other}", flush=True)
+        return zulip.Client(email=owner.email, api_key=owner.api_key,
+                            site=f"http://127.0.0.1:{other}")
+
+    started = time.time()
+    requests_log, debug_log = test_zulip_term.drive(owner, site, zulip_term, live_sender)
+    print(f"info zulip-term through the balancer took {time.time() - started:.1f} s", flush=True)
+    if test_zulip_term.checks.FAILED:
+        print("---- zulip-term API requests (last lines)")
+        print("\n".join(requests_log.splitlines()[-30:]))
+        print("---- zulip-term debug.log")
+        print(debug_log)
+
+
 def create_user(parley, database_url, data_dir, email):
     """A member made with `parley create-user`; returns (email, api_key). Each sender has its
     own account: the API allowance (200 requests a minute) is per user across all nodes."""
@@ -198,17 +252,23 @@ def main():
     parser.add_argument("--parley", required=True)
     parser.add_argument("--database-url", required=True)
     parser.add_argument("--haproxy", default=shutil.which("haproxy") or "/usr/sbin/haproxy")
+    parser.add_argument("--zulip-term", help="also drive zulip-term through the balancer")
+    parser.add_argument("--redis-url", help="keep the nodes' rate limits in this Redis")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="parley-cluster-")
     lb_port = free_port()
     site = f"http://127.0.0.1:{lb_port}"
     ports = [free_port() for _ in range(3)]
+    # This run's own keys: user IDs start again at each run on a fresh database.
+    redis_prefix = f"parley-ci:{os.getpid()}:{int(time.time())}:"
     nodes = []
     for i, port in enumerate(ports):
         data = os.path.join(work, f"node{i}")
         nodes.append(Server(
             args.parley, data, port, args.database_url, os.path.join(work, f"node{i}.log"),
-            extra_args=["--external-url", site, "--heartbeat-seconds", str(HEARTBEAT_SECONDS)],
+            extra_args=["--external-url", site, "--heartbeat-seconds", str(HEARTBEAT_SECONDS)]
+            + (["--redis-url", args.redis_url, "--redis-key-prefix", redis_prefix]
+               if args.redis_url else []),
         ))
     haproxy = None
     try:
@@ -245,9 +305,33 @@ def main():
             check(f"queue on {q['queue_id'].split(':')[0]} gets every message once, in order",
                   got == sent, (got, sent))
 
+        # One allowance across the nodes (kept in Redis or PostgreSQL), not one per node.
+        data0 = os.path.join(work, "node0")
+        limited = create_user(args.parley, args.database_url, data0, "limited@parley.test")
+        allowed, refused = 0, None
+        while allowed < 700 and refused is None:
+            r = requests.get(f"{site}/api/v1/users/me", auth=limited, timeout=30)
+            if r.status_code == 429:
+                refused = r.json()
+            else:
+                allowed += 1
+        check("the API allowance (200 a minute) is shared by the nodes behind the balancer",
+              refused is not None and 200 <= allowed <= 260, (allowed, refused))
+        check("... refused with RATE_LIMIT_HIT and retry-after",
+              refused is not None and refused.get("code") == "RATE_LIMIT_HIT"
+              and 0 < refused.get("retry-after", 0) <= 1, refused)
+        if args.redis_url and shutil.which("redis-cli"):
+            keys = subprocess.run(
+                ["redis-cli", "-u", args.redis_url, "--scan", "--pattern", f"{redis_prefix}api:*"],
+                capture_output=True, text=True, timeout=30,
+            ).stdout.split()
+            check("the buckets are in Redis", len(keys) >= 1, keys)
+
+        if args.zulip_term:
+            zulip_term_through_balancer(os.path.abspath(args.zulip_term), site, ports, client)
+
         # A rolling restart with clients connected.
         pollers = [Poller(site, email, key, "cluster") for _ in range(6)]
-        data0 = os.path.join(work, "node0")
         rolling = create_user(args.parley, args.database_url, data0, "rolling@parley.test")
         client.add_subscriptions([{"name": "cluster"}], principals=[rolling[0]])
         sender = Sender(site, rolling[0], rolling[1], "cluster", "rolling")
@@ -276,6 +360,13 @@ def main():
 
         # kill -9 during a send storm.
         pollers = [Poller(site, email, key, "cluster") for _ in range(6)]
+        # At least one queue on the node to be killed (round robin also spreads the pollers'
+        # own requests, so six registrations may miss a node).
+        victim_prefix = next((prefix for prefix, port in node_prefixes(ports, email, key).items()
+                              if port == ports[1]), None)
+        while len(pollers) < 12 and not any(
+                (p.queue_id or "").startswith(f"{victim_prefix}:") for p in pollers):
+            pollers.append(Poller(site, email, key, "cluster"))
         stormers = [create_user(args.parley, args.database_url, data0, f"storm{i}@parley.test")
                     for i in range(3)]
         client.add_subscriptions([{"name": "cluster"}], principals=[u[0] for u in stormers])

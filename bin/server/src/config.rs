@@ -142,6 +142,21 @@ pub struct Settings {
     #[arg(long, global = true, env = "PARLEY_NODE_URL", value_name = "URL")]
     pub node_url: Option<String>,
 
+    /// Keep the rate limits of every process in this Redis, redis://[:PASSWORD@]HOST[:PORT][/DB]
+    /// or redis+unix:///PATH [default: none: in PostgreSQL on PostgreSQL, in memory on SQLite].
+    #[arg(long, global = true, env = "PARLEY_REDIS_URL", value_name = "URL")]
+    pub redis_url: Option<String>,
+
+    /// The start of every rate-limit key in Redis, to keep deployments sharing one Redis apart
+    /// [default: parley:ratelimit:].
+    #[arg(
+        long,
+        global = true,
+        env = "PARLEY_REDIS_KEY_PREFIX",
+        value_name = "PREFIX"
+    )]
+    pub redis_key_prefix: Option<String>,
+
     /// Log line format on standard error: text or json [default: text].
     #[arg(
         long,
@@ -200,6 +215,8 @@ impl Settings {
             metrics_bind: self.metrics_bind.or(fallback.metrics_bind),
             metrics_token: self.metrics_token.or(fallback.metrics_token),
             node_url: self.node_url.or(fallback.node_url),
+            redis_url: self.redis_url.or(fallback.redis_url),
+            redis_key_prefix: self.redis_key_prefix.or(fallback.redis_key_prefix),
             log_format: self.log_format.or(fallback.log_format),
             bigbluebutton_url: self.bigbluebutton_url.or(fallback.bigbluebutton_url),
             bigbluebutton_secret: self.bigbluebutton_secret.or(fallback.bigbluebutton_secret),
@@ -250,6 +267,10 @@ pub struct Config {
     pub log_format: LogFormat,
     /// Where other processes on the same PostgreSQL database reach this one, when configured.
     pub node_url: Option<String>,
+    /// The Redis that keeps the rate limits, when configured.
+    pub redis_url: Option<String>,
+    /// The start of the rate-limit keys in Redis.
+    pub redis_key_prefix: String,
     /// The BigBlueButton server for video calls, when one is configured.
     pub bigbluebutton: Option<parley_actions::calls::BigBlueButtonConfig>,
 }
@@ -448,8 +469,34 @@ impl Config {
             }
             None => None,
         };
+        let redis_url = match settings.redis_url.filter(|u| !u.trim().is_empty()) {
+            Some(raw) => {
+                let parsed = url::Url::parse(raw.trim())
+                    .with_context(|| format!("--redis-url '{raw}' is not a URL"))?;
+                let usable = match parsed.scheme() {
+                    "redis" => parsed.host_str().is_some(),
+                    "redis+unix" | "unix" => !parsed.path().is_empty(),
+                    _ => false,
+                };
+                if !usable {
+                    bail!(
+                        "--redis-url '{raw}' must look like redis://HOST[:PORT][/DB] or \
+                         redis+unix:///PATH"
+                    );
+                }
+                Some(raw.trim().to_owned())
+            }
+            None => None,
+        };
+        let redis_key_prefix = settings
+            .redis_key_prefix
+            .filter(|p| !p.trim().is_empty())
+            .map(|p| p.trim().to_owned())
+            .unwrap_or_else(|| parley_actions::rate_limit::REDIS_KEY_PREFIX.to_owned());
         Ok(Config {
             node_url,
+            redis_url,
+            redis_key_prefix,
             sqlite_synchronous,
             metrics_bind,
             metrics_token: metrics_token.map(|t| t.trim().to_owned()),
@@ -680,6 +727,51 @@ mod tests {
         };
         let err = format!("{:#}", Config::resolve(bad, None).unwrap_err());
         assert!(err.contains("--push-service-url"), "{err}");
+    }
+
+    #[test]
+    fn redis_url_is_optional_and_checked() {
+        assert!(Config::resolve(Settings::default(), None)
+            .unwrap()
+            .redis_url
+            .is_none());
+        for good in [
+            "redis://127.0.0.1:6379/0",
+            "redis://:secret@cache.internal",
+            "redis+unix:///run/redis.sock",
+        ] {
+            let given = Settings {
+                redis_url: Some(format!(" {good} ")),
+                ..Settings::default()
+            };
+            let config = Config::resolve(given, None).unwrap();
+            assert_eq!(config.redis_url.as_deref(), Some(good));
+            assert_eq!(config.redis_key_prefix, "parley:ratelimit:");
+        }
+        let given = Settings {
+            redis_key_prefix: Some("staging:limits:".into()),
+            ..Settings::default()
+        };
+        let config = Config::resolve(given, None).unwrap();
+        assert_eq!(config.redis_key_prefix, "staging:limits:");
+        for bad in ["http://cache", "redis://", "not a url"] {
+            let given = Settings {
+                redis_url: Some(bad.into()),
+                ..Settings::default()
+            };
+            let err = format!("{:#}", Config::resolve(given, None).unwrap_err());
+            assert!(err.contains("--redis-url"), "{bad}: {err}");
+        }
+        // From the file too.
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("parley.toml");
+        std::fs::write(&file, "redis_url = \"redis://10.0.0.5\"\n").unwrap();
+        let given = Settings {
+            config: Some(file),
+            ..Settings::default()
+        };
+        let config = Config::resolve(given, None).unwrap();
+        assert_eq!(config.redis_url.as_deref(), Some("redis://10.0.0.5"));
     }
 
     #[test]

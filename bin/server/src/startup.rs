@@ -9,6 +9,7 @@ use parley_actions::bootstrap::{do_ensure_realm, Bootstrap, RealmInit};
 use parley_actions::event_log::NodeIdentity;
 use parley_actions::mail::Mailer;
 use parley_actions::publish::EventHub;
+use parley_actions::rate_limit::{RateLimits, RedisBuckets};
 use parley_actions::{Context, RealmAddress};
 use parley_events::EngineConfig;
 use parley_storage::{DatabaseUrl, Db, PoolOptions};
@@ -43,8 +44,7 @@ pub async fn start(config: &Config) -> anyhow::Result<(Context, Bootstrap)> {
         },
     )
     .await?;
-    // Several processes may serve a PostgreSQL database: limits are kept in it.
-    let limits = parley_actions::rate_limit::RateLimits::default().shared_in(&ctx.db);
+    let limits = rate_limits(config, &ctx).await?;
     let ctx = ctx.with_limits(limits);
     let node = NodeIdentity::random(config.advertise_url());
     let db = ctx.db.clone();
@@ -105,6 +105,26 @@ pub async fn start(config: &Config) -> anyhow::Result<(Context, Bootstrap)> {
         zuliprc::write(&path, &text).with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok((ctx, bootstrap))
+}
+
+/// The rate limits: in Redis when `--redis-url` is given; else, as several processes may serve
+/// a PostgreSQL database, in it; in memory on SQLite. A Redis that does not answer at start is
+/// a warning, not an error: each process limits in memory until it answers.
+async fn rate_limits(config: &Config, ctx: &Context) -> anyhow::Result<RateLimits> {
+    let limits = RateLimits::default();
+    let Some(url) = &config.redis_url else {
+        return Ok(limits.shared_in(&ctx.db));
+    };
+    let redis = RedisBuckets::open(url, &config.redis_key_prefix).context("--redis-url")?;
+    match redis.ping().await {
+        Ok(()) => tracing::info!(redis = %redis.shown(), "rate limits kept in Redis"),
+        Err(e) => tracing::warn!(
+            redis = %redis.shown(),
+            error = %e,
+            "Redis does not answer; limiting in memory until it does"
+        ),
+    }
+    Ok(limits.in_redis(Arc::new(redis)))
 }
 
 /// Creates the data directory readable by its owner only (it holds the database, credentials

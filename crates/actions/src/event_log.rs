@@ -43,6 +43,13 @@ const KEEP_SECONDS: i64 = 120;
 /// queue lifetime: their clients have given up on them).
 const HANDOFF_KEEP_SECONDS: i64 = 600;
 
+/// Rate-limit buckets untouched this long are deleted: every limit's window is shorter (the
+/// longest, failed logins, is 30 minutes), so such a bucket is full, the same as no bucket.
+const IDLE_BUCKET_MS: i64 = 60 * 60 * 1000;
+
+/// Idle buckets are looked for every this many heartbeats (about a minute).
+const BUCKET_PRUNE_EVERY: u32 = 30;
+
 /// Entries read per query.
 const BATCH: i64 = 500;
 
@@ -508,12 +515,17 @@ fn listen(url: &str, wake: &Notify, stop: &AtomicBool) {
 /// Advisory lock key of the log's maintenance (pruning, forgetting silent processes).
 const MAINTENANCE_LOCK: i64 = 0x7061_726c_0001;
 
+/// The advisory lock of the pruning of rate-limit buckets.
+const BUCKET_PRUNE_LOCK: i64 = 0x7061_726c_0002;
+
 /// The heartbeat task: says this process is alive and how far it delivered; one process at a
 /// time does the log's maintenance.
 async fn heartbeat(engine: Engine, db: Db, node: NodeIdentity) {
     let mut ticks = tokio::time::interval(HEARTBEAT);
+    let mut beats: u32 = 0;
     loop {
         ticks.tick().await;
+        beats = beats.wrapping_add(1);
         let position = engine.position();
         let node = node.clone();
         let done = db
@@ -531,7 +543,23 @@ async fn heartbeat(engine: Engine, db: Db, node: NodeIdentity) {
             Ok(pruned) => tracing::debug!(pruned, "pruned the event log"),
             Err(e) => tracing::warn!(error = %e, "cannot prune the event log"),
         }
+        if beats.is_multiple_of(BUCKET_PRUNE_EVERY) {
+            match db.transaction(prune_idle_buckets).await {
+                Ok(0) => {}
+                Ok(pruned) => tracing::debug!(pruned, "pruned idle rate-limit buckets"),
+                Err(e) => tracing::warn!(error = %e, "cannot prune rate-limit buckets"),
+            }
+        }
     }
+}
+
+/// Deletes the rate-limit buckets idle for [`IDLE_BUCKET_MS`], when no other process is
+/// doing it; returns how many went.
+pub(crate) fn prune_idle_buckets(conn: &mut parley_storage::DbConn) -> Result<usize, StorageError> {
+    if !event_log::try_job_lock(conn, BUCKET_PRUNE_LOCK)? {
+        return Ok(0);
+    }
+    event_log::prune_tokens(conn, IDLE_BUCKET_MS)
 }
 
 /// Forgets silent processes and prunes the entries every live one has delivered (older than

@@ -1,26 +1,40 @@
 //! Rate limits, as the reference server applies them: API requests per user, and failed password
 //! logins per username. Token buckets: each key refills at `max / window` per second up to
 //! `max`, so bursts are allowed and a steady client never waits longer than it must. In memory
-//! for one process; in PostgreSQL when several processes share the database
-//! ([`RateLimits::shared_in`]), so that a client spreading its requests over them gets the
-//! same allowance as with one.
+//! for one process; shared by several processes serving one database, so that a client
+//! spreading its requests over them gets the same allowance as with one: in Redis when one is
+//! configured ([`RateLimits::in_redis`], `redis_buckets`), else in PostgreSQL
+//! ([`RateLimits::shared_in`]). When the shared store cannot be reached, each process limits
+//! in its own memory until it can.
+
+mod redis_buckets;
+
+pub use redis_buckets::{RedisBuckets, RedisUnavailable, DEFAULT_PREFIX as REDIS_KEY_PREFIX};
 
 use parley_domain::{ErrorCode, RequestError};
 use parley_storage::Db;
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// When a map holds more keys than this, full (idle) buckets are dropped, bounding memory.
 const PRUNE_ABOVE: usize = 10_000;
+
+/// Where the buckets every process shares are kept.
+enum Store {
+    /// The `rate_limit_buckets` table of a PostgreSQL database.
+    Postgres(Db),
+    /// A Redis server.
+    Redis(Arc<RedisBuckets>),
+}
 
 /// One limit: at most `max` events per `window`, per key.
 pub struct RateLimiter {
     max: f64,
     per_second: f64,
     buckets: Mutex<HashMap<String, Bucket>>,
-    /// The database holding the buckets every process shares, and this limit's name there.
-    shared: Option<(Db, &'static str)>,
+    /// Where the buckets every process shares are kept, and this limit's name there.
+    shared: Option<(Store, &'static str)>,
 }
 
 impl std::fmt::Debug for RateLimiter {
@@ -28,7 +42,16 @@ impl std::fmt::Debug for RateLimiter {
         f.debug_struct("RateLimiter")
             .field("max", &self.max)
             .field("per_second", &self.per_second)
-            .field("shared", &self.shared.as_ref().map(|(_, name)| name))
+            .field(
+                "shared",
+                &self.shared.as_ref().map(|(store, name)| {
+                    let kind = match store {
+                        Store::Postgres(_) => "postgres",
+                        Store::Redis(_) => "redis",
+                    };
+                    (kind, name)
+                }),
+            )
             .finish()
     }
 }
@@ -52,51 +75,79 @@ impl RateLimiter {
     }
 
     /// The same limit kept in `db` under `name` when `db` is PostgreSQL (several processes
-    /// may serve it); unchanged on SQLite.
+    /// may serve it); unchanged on SQLite, and when the limit is already kept in Redis.
     pub fn shared_in(mut self, db: &Db, name: &'static str) -> Self {
-        if matches!(db.url(), parley_storage::DatabaseUrl::Postgres(_)) {
-            self.shared = Some((db.clone(), name));
+        let in_redis = matches!(self.shared, Some((Store::Redis(_), _)));
+        if !in_redis && matches!(db.url(), parley_storage::DatabaseUrl::Postgres(_)) {
+            self.shared = Some((Store::Postgres(db.clone()), name));
         }
         self
     }
 
+    /// The same limit kept in Redis under `name`, whatever the database.
+    pub fn in_redis(mut self, redis: Arc<RedisBuckets>, name: &'static str) -> Self {
+        self.shared = Some((Store::Redis(redis), name));
+        self
+    }
+
     /// Uses one event of `key`'s allowance, or fails with `RATE_LIMIT_HIT` and `retry-after`:
-    /// in the shared buckets when there are some (falling back to this process's own when the
-    /// database cannot be reached), else in memory.
+    /// in the shared buckets when there are some (falling back to this process's own when
+    /// their store cannot be reached), else in memory.
     pub async fn take(&self, key: &str) -> Result<(), RequestError> {
-        let Some((db, name)) = &self.shared else {
+        let Some((store, name)) = &self.shared else {
             return self.hit(key);
         };
         if self.max >= f64::from(u32::MAX) {
             return Ok(());
         }
         let (max, per_second) = (self.max, self.per_second);
-        let bucket = format!("{name}:{key}");
-        let taken = db
-            .run(move |conn| parley_storage::event_log::take_token(conn, &bucket, max, per_second))
-            .await;
-        match taken {
-            Ok(None) => Ok(()),
-            Ok(Some(wait)) => Err(rate_limited(wait)),
-            Err(e) => {
-                tracing::warn!(error = %e, "shared rate limit unavailable; limiting in memory");
-                self.hit(key)
+        match store {
+            Store::Postgres(db) => {
+                let bucket = format!("{name}:{key}");
+                let taken = db
+                    .run(move |conn| {
+                        parley_storage::event_log::take_token(conn, &bucket, max, per_second)
+                    })
+                    .await;
+                match taken {
+                    Ok(None) => Ok(()),
+                    Ok(Some(wait)) => Err(rate_limited(wait)),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "shared rate limit unavailable; limiting in memory");
+                        self.hit(key)
+                    }
+                }
             }
+            // Failures are logged (sparingly) by the Redis buckets themselves.
+            Store::Redis(redis) => match redis.take(name, key, max, per_second).await {
+                Ok(None) => Ok(()),
+                Ok(Some(wait)) => Err(rate_limited(wait)),
+                Err(_) => self.hit(key),
+            },
         }
     }
 
     /// Gives back one event of `key`'s allowance, wherever [`RateLimiter::take`] took it.
     pub async fn give_back(&self, key: &str) {
-        let Some((db, name)) = &self.shared else {
+        let Some((store, name)) = &self.shared else {
             return self.refund(key);
         };
         let max = self.max;
-        let bucket = format!("{name}:{key}");
-        let given = db
-            .run(move |conn| parley_storage::event_log::give_token(conn, &bucket, max))
-            .await;
-        if let Err(e) = given {
-            tracing::warn!(error = %e, "cannot give a rate-limit token back");
+        match store {
+            Store::Postgres(db) => {
+                let bucket = format!("{name}:{key}");
+                let given = db
+                    .run(move |conn| parley_storage::event_log::give_token(conn, &bucket, max))
+                    .await;
+                if let Err(e) = given {
+                    tracing::warn!(error = %e, "cannot give a rate-limit token back");
+                }
+            }
+            Store::Redis(redis) => {
+                if redis.give(name, key, max, self.per_second).await.is_err() {
+                    self.refund(key);
+                }
+            }
         }
     }
 
@@ -223,11 +274,21 @@ pub struct RateLimits {
 }
 
 impl RateLimits {
-    /// The same limits kept in `db` when it is PostgreSQL (see [`RateLimiter::shared_in`]).
+    /// The same limits kept in `db` when it is PostgreSQL (see [`RateLimiter::shared_in`]),
+    /// unless they are kept in Redis.
     pub fn shared_in(self, db: &Db) -> Self {
         RateLimits {
             api_by_user: self.api_by_user.shared_in(db, "api"),
             login_failures_by_username: self.login_failures_by_username.shared_in(db, "login"),
+            polls: self.polls,
+        }
+    }
+
+    /// The same limits kept in Redis (see [`RateLimiter::in_redis`]).
+    pub fn in_redis(self, redis: Arc<RedisBuckets>) -> Self {
+        RateLimits {
+            api_by_user: self.api_by_user.in_redis(redis.clone(), "api"),
+            login_failures_by_username: self.login_failures_by_username.in_redis(redis, "login"),
             polls: self.polls,
         }
     }

@@ -124,7 +124,11 @@ pub async fn get_reminders(ctx: &Context, user: User) -> ActionResult<Vec<Remind
 pub async fn do_delete_reminder(ctx: &Context, user: User, id: i64) -> ActionResult<()> {
     ctx.write(move |conn, events| {
         let row = stored::get(conn, user.id, id, true)?.ok_or_else(not_found)?;
-        stored::delete(conn, row.id)?;
+        // The scheduler may have sent it meanwhile (on PostgreSQL the delete waits for the
+        // sending transaction, then finds it delivered): then it cannot be cancelled.
+        if !stored::delete(conn, row.id)? {
+            return Err(not_found().into());
+        }
         events.push(removed(&row));
         Ok(())
     })

@@ -1,12 +1,14 @@
 //! Several server processes on one PostgreSQL database (`docs/scaling.md`): the event log's
 //! order under concurrent writers, the snapshot-plus-events oracle with actions and queues on
-//! every node, forwarding of long-polls to the node holding the queue, and the hand-over of
-//! queues when a node stops. PostgreSQL only: without `TEST_DATABASE_URL` these tests do
+//! every node, forwarding of long-polls to the node holding the queue, the hand-over of queues
+//! when a node stops, and scheduled messages and reminders sent exactly once while every node's
+//! scheduler ticks at once. PostgreSQL only: without `TEST_DATABASE_URL` these tests do
 //! nothing.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::events_oracle::{random_action, State, CHANNELS};
+use parley_actions::scheduler::do_deliver_due;
 use parley_domain::Role;
 use parley_storage::event_log;
 use parley_tests::{Backend, Lcg, TestApp};
@@ -305,6 +307,345 @@ async fn a_stopping_node_hands_its_queues_over() {
     // Now held by nodes[1]; nodes[0] forwards to it.
     let seen = wait_for_messages(&nodes[0], &owner, &queue, 3).await;
     assert_eq!(seen, [before, during, after]);
+}
+
+/// Every node runs the scheduler: 90 scheduled messages, direct messages and reminders, all due
+/// at the same second, with three ticks at once on each of three nodes. Each is sent exactly
+/// once: the ticks handle 90 in all, the messages are there once each, a watcher's queue gets
+/// each message event once, and nothing is left to send. Six more are cancelled by their
+/// sender while the ticks run: each is either cancelled (and never sent) or sent (and the
+/// cancel answers that it does not exist).
+#[actix_web::test]
+async fn scheduled_messages_and_reminders_are_sent_once_with_every_node_ticking() {
+    let Some(backend) = postgres() else { return };
+    let nodes = TestApp::start_cluster(backend, 3).await;
+    let first = &nodes[0];
+    let watcher = first
+        .create_user("watcher@parley.test", "Watcher", Role::Member)
+        .await;
+    let mut senders = Vec::new();
+    for i in 0..3 {
+        senders.push(
+            first
+                .create_user(
+                    &format!("sender{i}@parley.test"),
+                    &format!("Sender {i}"),
+                    Role::Member,
+                )
+                .await,
+        );
+    }
+    let mut everyone: Vec<&parley_tests::Account> = senders.iter().collect();
+    everyone.push(&watcher);
+    first
+        .create_channel(&first.owner, "due", &everyone, &[])
+        .await;
+    // Each conversation once by hand first: a user's first message in a topic also sets their
+    // topic policy, and two first messages at once collide on it (a race of the send path that
+    // the scheduler survives by trying again at its next tick, but not what is tested here).
+    let mut targets = Vec::new();
+    for who in &senders {
+        targets.push(first.send_to_channel(who, "due", "t", "first").await);
+        first
+            .post("/messages")
+            .as_user(who)
+            .param("type", "direct")
+            .json_param("to", &json!([watcher.user_id.0]))
+            .param("content", "first DM")
+            .send()
+            .await
+            .success();
+    }
+    let at = now() + 3600;
+    let (per_sender_channel, per_sender_direct, per_sender_reminders) = (20, 5, 5);
+    for (s, who) in senders.iter().enumerate() {
+        for i in 0..per_sender_channel {
+            let node = &nodes[i % nodes.len()];
+            node.post("/scheduled_messages")
+                .as_user(who)
+                .param("type", "channel")
+                .param("to", "due")
+                .param("topic", "t")
+                .param("content", format!("due {s} {i}"))
+                .param("scheduled_delivery_timestamp", at)
+                .send()
+                .await
+                .success();
+        }
+        for i in 0..per_sender_direct {
+            let node = &nodes[(s + i) % nodes.len()];
+            node.post("/scheduled_messages")
+                .as_user(who)
+                .param("type", "direct")
+                .json_param("to", &json!([watcher.user_id.0]))
+                .param("content", format!("dm {s} {i}"))
+                .param("scheduled_delivery_timestamp", at)
+                .send()
+                .await
+                .success();
+        }
+        for i in 0..per_sender_reminders {
+            let node = &nodes[(s + 2 * i) % nodes.len()];
+            node.post("/reminders")
+                .as_user(who)
+                .param("message_id", targets[s])
+                .param("note", format!("note {s} {i}"))
+                .param("scheduled_delivery_timestamp", at)
+                .send()
+                .await
+                .success();
+        }
+    }
+    // Scheduled messages their sender cancels while the ticks run: each is sent or cancelled,
+    // never both.
+    let mut contested = Vec::new();
+    for i in 0..6 {
+        let id = nodes[i % nodes.len()]
+            .post("/scheduled_messages")
+            .as_user(&senders[0])
+            .param("type", "channel")
+            .param("to", "due")
+            .param("topic", "t")
+            .param("content", format!("contested {i}"))
+            .param("scheduled_delivery_timestamp", at)
+            .send()
+            .await
+            .success()["scheduled_message_id"]
+            .as_i64()
+            .unwrap();
+        contested.push(id);
+    }
+    let total = senders.len() * (per_sender_channel + per_sender_direct + per_sender_reminders);
+    let queue = nodes[1]
+        .register(&watcher, &[("event_types", json!(["message"]))])
+        .await["queue_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // Three ticks at once on each node, and the cancels meanwhile.
+    let ticks = nodes
+        .iter()
+        .flat_map(|node| (0..3).map(move |_| do_deliver_due(&node.ctx, at)));
+    let cancels = contested.iter().enumerate().map(|(i, id)| {
+        nodes[(i + 1) % nodes.len()]
+            .delete(&format!("/scheduled_messages/{id}"))
+            .as_user(&senders[0])
+            .send()
+    });
+    let (handled, cancelled) = futures_util::future::join(
+        futures_util::future::join_all(ticks),
+        futures_util::future::join_all(cancels),
+    )
+    .await;
+    let handled: Vec<usize> = handled
+        .into_iter()
+        .map(|r| r.expect("a tick succeeds"))
+        .collect();
+    let cancelled: Vec<bool> = cancelled
+        .into_iter()
+        .map(|r| match r.status {
+            200 => true,
+            _ => {
+                r.error(404, "BAD_REQUEST");
+                false
+            }
+        })
+        .collect();
+    let contested_sent = cancelled.iter().filter(|c| !**c).count();
+    assert_eq!(
+        handled.iter().sum::<usize>(),
+        total + contested_sent,
+        "ticks: {handled:?}, cancelled: {cancelled:?}"
+    );
+    assert!(
+        handled.iter().filter(|n| **n > 0).count() >= 2,
+        "the ticks shared the work (else nothing was contested): {handled:?}"
+    );
+    let again =
+        futures_util::future::join_all(nodes.iter().map(|n| do_deliver_due(&n.ctx, at))).await;
+    assert!(again.into_iter().all(|r| r.unwrap() == 0), "nothing twice");
+
+    // The watcher's view: every channel message and DM once.
+    let contents = |messages: &Value| -> Vec<String> {
+        messages
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["content"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let channel = contents(
+        &read(&nodes[2], &watcher, json!([["channel", "due"]]))
+            .await
+            .success()["messages"],
+    );
+    let direct = contents(
+        &read(&nodes[0], &watcher, json!([["is", "dm"]]))
+            .await
+            .success()["messages"],
+    );
+    for s in 0..senders.len() {
+        for i in 0..per_sender_channel {
+            let text = format!("<p>due {s} {i}</p>");
+            let count = channel.iter().filter(|c| **c == text).count();
+            assert_eq!(count, 1, "{text} sent {count} times");
+        }
+        for i in 0..per_sender_direct {
+            let text = format!("<p>dm {s} {i}</p>");
+            let count = direct.iter().filter(|c| **c == text).count();
+            assert_eq!(count, 1, "{text} sent {count} times");
+        }
+    }
+    for (i, was_cancelled) in cancelled.iter().enumerate() {
+        let text = format!("<p>contested {i}</p>");
+        let count = channel.iter().filter(|c| **c == text).count();
+        assert_eq!(
+            count,
+            usize::from(!was_cancelled),
+            "contested {i}: cancelled {was_cancelled}, sent {count} times"
+        );
+    }
+    assert_eq!(
+        channel.len(),
+        senders.len() * (per_sender_channel + 1) + contested_sent,
+        "no other channel message"
+    );
+    assert_eq!(
+        direct.len(),
+        senders.len() * (per_sender_direct + 1),
+        "no other DM"
+    );
+    // Each sender's reminders: from the notification bot, once each.
+    for (s, who) in senders.iter().enumerate() {
+        let mine = read(&nodes[s % nodes.len()], who, json!([["is", "dm"]]))
+            .await
+            .success();
+        let reminders: Vec<&Value> = mine["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["sender_email"] == "notification-bot@zulip.com")
+            .collect();
+        assert_eq!(
+            reminders.len(),
+            per_sender_reminders,
+            "sender {s}: {reminders:?}"
+        );
+        for i in 0..per_sender_reminders {
+            let note = format!("note {s} {i}");
+            let count = reminders
+                .iter()
+                .filter(|m| m["content"].as_str().unwrap().contains(&note))
+                .count();
+            assert_eq!(count, 1, "reminder {note} sent {count} times");
+        }
+        let left = first
+            .get("/scheduled_messages")
+            .as_user(who)
+            .send()
+            .await
+            .success();
+        assert_eq!(left["scheduled_messages"], json!([]), "sender {s}");
+        let left = first.get("/reminders").as_user(who).send().await.success();
+        assert_eq!(left["reminders"], json!([]), "sender {s}");
+    }
+    // The watcher's queue, on another node than most senders: each message event once.
+    let expected = senders.len() * (per_sender_channel + per_sender_direct) + contested_sent;
+    wait_for_messages(&nodes[0], &watcher, &queue, expected).await;
+    // A little longer, for any second copy.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let ids = wait_for_messages(&nodes[0], &watcher, &queue, expected).await;
+    let mut unique = ids.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(ids.len(), expected, "message events: {}", ids.len());
+    assert_eq!(unique.len(), ids.len(), "no message event twice");
+}
+
+/// A cancel that reaches a scheduled message while a node's scheduler holds it (sending it,
+/// its transaction not yet committed) waits for that transaction, then finds it sent: it
+/// answers that the message does not exist rather than claiming to have cancelled a message
+/// that went out.
+#[actix_web::test]
+async fn a_cancel_racing_the_send_is_refused_once_the_message_went_out() {
+    let Some(backend) = postgres() else { return };
+    let nodes = TestApp::start_cluster(backend, 2).await;
+    let owner = nodes[0].owner.clone();
+    nodes[0]
+        .create_channel(&owner, "race", &[&owner], &[])
+        .await;
+    let stand_in = nodes[0].send_to_channel(&owner, "race", "t", "sent").await;
+    let at = now() + 3600;
+    for (path, extra) in [
+        ("/scheduled_messages", ("content", "later".to_owned())),
+        ("/reminders", ("message_id", stand_in.to_string())),
+    ] {
+        let mut request = nodes[0]
+            .post(path)
+            .as_user(&owner)
+            .param("scheduled_delivery_timestamp", at)
+            .param(extra.0, &extra.1);
+        if path == "/scheduled_messages" {
+            request = request
+                .param("type", "channel")
+                .param("to", "race")
+                .param("topic", "t");
+        }
+        let body = request.send().await.success();
+        let id = body["scheduled_message_id"]
+            .as_i64()
+            .or(body["reminder_id"].as_i64())
+            .unwrap();
+        // Node 0's scheduler takes it and lingers before committing.
+        let db = nodes[0].ctx.db.clone();
+        let sending = tokio::spawn(async move {
+            db.transaction(move |conn| {
+                let row = parley_storage::scheduled_messages::next_due(conn, at)?.unwrap();
+                assert_eq!(row.id, id);
+                parley_storage::scheduled_messages::mark_delivered(conn, row.id, stand_in)?;
+                std::thread::sleep(Duration::from_millis(400));
+                Ok::<_, parley_storage::StorageError>(())
+            })
+            .await
+            .unwrap()
+        });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let body = nodes[1]
+            .delete(&format!("{path}/{id}"))
+            .as_user(&owner)
+            .send()
+            .await
+            .error(404, "BAD_REQUEST");
+        assert!(
+            body["msg"].as_str().unwrap().ends_with("does not exist"),
+            "{body}"
+        );
+        sending.await.unwrap();
+    }
+}
+
+/// The newest 1000 messages `who` sees in `narrow`, read through `node`.
+async fn read(
+    node: &TestApp,
+    who: &parley_tests::Account,
+    narrow: Value,
+) -> parley_tests::Response {
+    node.get("/messages")
+        .as_user(who)
+        .param("anchor", "newest")
+        .param("num_before", 1000)
+        .param("num_after", 0)
+        .json_param("narrow", &narrow)
+        .send()
+        .await
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
 }
 
 /// A poll forwarded to a node that has stopped listening but not yet said it is stopping (the
