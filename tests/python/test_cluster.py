@@ -142,6 +142,9 @@ class Poller:
                 continue
             if body.get("code") == "BAD_EVENT_QUEUE_ID":
                 self.lost += 1
+                # Which node answered and when, to tell a lost queue's cause from the logs.
+                self.errors.append((time.strftime("%H:%M:%S"), r.headers.get("x-parley-node"),
+                                    body.get("msg")))
                 self.register()
                 continue
             if body.get("result") != "success":
