@@ -1,6 +1,6 @@
 //! Where uploaded bytes live: a [`FileStore`] keyed by relative paths (`2/ab/xyz/a.png`), with a
-//! local-disk implementation under `<data-dir>/uploads/` and an in-memory one for tests. The
-//! trait is small so that an S3-compatible store can follow.
+//! local-disk implementation under `<data-dir>/uploads/` (the default), an S3-compatible one
+//! ([`s3`]) that several server processes can share, and an in-memory one for tests.
 //!
 //! Large files are written piece by piece through a [`FileWriter`], so that an upload is never
 //! held whole in memory; a file appears at its path only when its writer finishes.
@@ -9,6 +9,8 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+
+pub mod s3;
 
 /// A failure of the store itself (disk full, permissions): never the client's fault.
 #[derive(Debug, thiserror::Error)]
@@ -245,7 +247,8 @@ impl FileStore for MemoryFileStore {
 mod tests {
     use super::*;
 
-    fn exercise(store: &dyn FileStore) {
+    /// What every store must do; the S3 store's tests run it too.
+    pub(crate) fn exercise(store: &dyn FileStore) {
         assert_eq!(store.get("1/ab/x/a.txt").unwrap(), None);
         store.put("1/ab/x/a.txt", b"hello").unwrap();
         assert_eq!(store.get("1/ab/x/a.txt").unwrap().unwrap(), b"hello");
