@@ -36,6 +36,7 @@ mod push_notifications;
 mod realm_emoji;
 mod realm_settings;
 mod requests;
+mod s3_uploads;
 mod saved_snippets;
 mod scheduled_messages;
 mod server_settings;

@@ -208,6 +208,11 @@ impl S3FileStore {
         })
     }
 
+    /// The bucket's name.
+    pub fn bucket(&self) -> &str {
+        &self.shared.bucket
+    }
+
     /// The bucket and prefix, as errors name them.
     pub fn described(&self) -> &str {
         &self.shared.described
