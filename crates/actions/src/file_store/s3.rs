@@ -16,7 +16,7 @@
 //! visible at the path until the writer finishes (a small file is one `PUT` then, a large one
 //! the upload's completion); a writer dropped unfinished aborts its upload.
 
-use super::{check, FileStore, FileStoreError, FileWriter};
+use super::{check, FileReader, FileStore, FileStoreError, FileWriter};
 use bytes::Bytes;
 use object_store::aws::{AmazonS3, AmazonS3Builder};
 use object_store::path::Path as ObjectPath;
@@ -246,53 +246,40 @@ impl S3FileStore {
             .map_err(|e| FileStoreError(format!("the S3 check failed: {e}")))?
             .map_err(FileStoreError)
     }
-
-    /// The file at `path` as a stream of pieces, for serving without holding it whole; `None`
-    /// when there is none. The stream is read on the store's runtime; this may be awaited
-    /// anywhere.
-    pub async fn open(&self, path: &str) -> Result<Option<(u64, FileStream)>, FileStoreError> {
-        let key = self.shared.key(path)?;
-        let shared = self.shared.clone();
-        let owned = path.to_owned();
-        let (tx, rx) = tokio::sync::mpsc::channel(2);
-        let (head_tx, head_rx) = tokio::sync::oneshot::channel();
-        self.shared.handle.spawn(async move {
-            use futures_util::StreamExt;
-            let found = match shared.store.get(&key).await {
-                Ok(found) => found,
-                Err(object_store::Error::NotFound { .. }) => {
-                    let _ = head_tx.send(Ok(None));
-                    return;
-                }
-                Err(e) => {
-                    let _ = head_tx.send(Err(shared.error("read", &owned, e)));
-                    return;
-                }
-            };
-            let _ = head_tx.send(Ok(Some(found.meta.size)));
-            let mut stream = found.into_stream();
-            while let Some(piece) = stream.next().await {
-                let piece = piece.map_err(|e| shared.error("read", &owned, e));
-                let failed = piece.is_err();
-                if tx.send(piece).await.is_err() || failed {
-                    return;
-                }
-            }
-        });
-        let size = head_rx.await.map_err(|_| {
-            FileStoreError(format!("{}: the read was cancelled", self.described()))
-        })??;
-        Ok(size.map(|size| (size, FileStream(rx))))
-    }
 }
 
-/// The pieces of a file being read from the store (see [`S3FileStore::open`]).
-pub struct FileStream(tokio::sync::mpsc::Receiver<Result<Bytes, FileStoreError>>);
+/// How much a reader hands out at a time (the network's pieces are smaller).
+const READ_PIECE: usize = 256 * 1024;
 
-impl FileStream {
-    /// The next piece; `None` at the end.
-    pub async fn next(&mut self) -> Option<Result<Bytes, FileStoreError>> {
-        self.0.recv().await
+/// A file being read from S3: a task on the store's runtime reads the object's body and hands
+/// it over in pieces of about [`READ_PIECE`], at most two ahead of the reader.
+struct S3Reader {
+    shared: Arc<Shared>,
+    size: u64,
+    pieces: Option<tokio::sync::mpsc::Receiver<Result<Vec<u8>, FileStoreError>>>,
+}
+
+impl FileReader for S3Reader {
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    fn next_piece(&mut self) -> Result<Option<Vec<u8>>, FileStoreError> {
+        let Some(mut pieces) = self.pieces.take() else {
+            return Ok(None);
+        };
+        let (pieces, next) = self.shared.run(async move {
+            let next = pieces.recv().await;
+            (pieces, next)
+        })?;
+        match next {
+            Some(Ok(piece)) => {
+                self.pieces = Some(pieces);
+                Ok(Some(piece))
+            }
+            Some(Err(e)) => Err(e),
+            None => Ok(None),
+        }
     }
 }
 
@@ -343,6 +330,65 @@ impl FileStore for S3FileStore {
             path: path.to_owned(),
             key,
             state: WriterState::Buffering(Vec::new()),
+        }))
+    }
+
+    fn open(&self, path: &str) -> Result<Option<Box<dyn FileReader>>, FileStoreError> {
+        let key = self.shared.key(path)?;
+        let shared = self.shared.clone();
+        let owned = path.to_owned();
+        let (tx, rx) = tokio::sync::mpsc::channel(2);
+        let (size_tx, size_rx) = tokio::sync::oneshot::channel();
+        // Stops when the reader is dropped (the client went away).
+        self.shared.handle.spawn(async move {
+            use futures_util::StreamExt;
+            let found = match shared.store.get(&key).await {
+                Ok(found) => found,
+                Err(object_store::Error::NotFound { .. }) => {
+                    let _ = size_tx.send(Ok(None));
+                    return;
+                }
+                Err(e) => {
+                    let _ = size_tx.send(Err(shared.error("read", &owned, e)));
+                    return;
+                }
+            };
+            let _ = size_tx.send(Ok(Some(found.meta.size)));
+            let mut body = found.into_stream();
+            let mut piece = Vec::with_capacity(READ_PIECE);
+            loop {
+                let next = body.next().await;
+                let done = match next {
+                    Some(Ok(bytes)) => {
+                        piece.extend_from_slice(&bytes);
+                        false
+                    }
+                    Some(Err(e)) => {
+                        let _ = tx.send(Err(shared.error("read", &owned, e))).await;
+                        return;
+                    }
+                    None => true,
+                };
+                if (done && !piece.is_empty()) || piece.len() >= READ_PIECE {
+                    let full = std::mem::replace(&mut piece, Vec::with_capacity(READ_PIECE));
+                    if tx.send(Ok(full)).await.is_err() {
+                        return;
+                    }
+                }
+                if done {
+                    return;
+                }
+            }
+        });
+        let size = self.shared.run(size_rx)?.map_err(|_| {
+            FileStoreError(format!("{}: the read was cancelled", self.described()))
+        })??;
+        Ok(size.map(|size| {
+            Box::new(S3Reader {
+                shared: self.shared.clone(),
+                size,
+                pieces: Some(rx),
+            }) as Box<dyn FileReader>
         }))
     }
 }
@@ -587,14 +633,18 @@ mod tests {
         // store's own runtime, so this blocks for a moment but cannot deadlock.
         store.put("1/cd/x/a.txt", b"hello world").unwrap();
         store.check().await.unwrap();
-        let (size, mut stream) = store.open("1/cd/x/a.txt").await.unwrap().unwrap();
-        assert_eq!(size, 11);
-        let mut read = Vec::new();
-        while let Some(piece) = stream.next().await {
-            read.extend_from_slice(&piece.unwrap());
-        }
-        assert_eq!(read, b"hello world");
-        assert!(store.open("1/cd/x/none.txt").await.unwrap().is_none());
+        let mut reader = store.open("1/cd/x/a.txt").unwrap().unwrap();
+        assert_eq!(reader.size(), 11);
+        assert_eq!(reader.next_piece().unwrap().unwrap(), b"hello world");
+        assert_eq!(reader.next_piece().unwrap(), None);
+        assert!(store.open("1/cd/x/none.txt").unwrap().is_none());
+        // Through the stream the server sends a download with.
+        use futures_util::StreamExt;
+        let mut pieces = Box::pin(super::super::pieces(
+            store.open("1/cd/x/a.txt").unwrap().unwrap(),
+        ));
+        assert_eq!(pieces.next().await.unwrap().unwrap(), b"hello world");
+        assert!(pieces.next().await.is_none());
         // The store dropped on an async thread (its runtime winds down in the background).
         drop(store);
     }
