@@ -107,6 +107,8 @@ pub struct TestApp {
     caller: Caller,
     /// The scratch database, owned by the first node of a cluster (None on the others).
     _database: Option<ScratchDatabase>,
+    /// The HTTP server of a cluster node, which other nodes forward to.
+    server: Option<actix_web::dev::ServerHandle>,
 }
 
 /// Runs a test body once per available backend, each time against a fresh [`TestApp`].
@@ -230,6 +232,14 @@ impl TestApp {
         nodes
     }
 
+    /// Stops this cluster node's HTTP server (requests forwarded to it find nothing listening);
+    /// its queues and its entry in the cluster stay, as in a process that is going away.
+    pub async fn stop_serving(&self) {
+        if let Some(server) = &self.server {
+            server.stop(false).await;
+        }
+    }
+
     /// Another node (server process) on this app's PostgreSQL database, with its own event
     /// hub, serving HTTP on a local port; same organization and owner.
     pub async fn another_node(&self) -> TestApp {
@@ -288,7 +298,7 @@ impl TestApp {
         let hub = EventHub::for_database(engine, &ctx.db, NodeIdentity::random(address));
         let ctx = ctx.with_events(hub);
         ctx.events.follow().await.expect("follow the event log");
-        if let Some(listener) = listener {
+        let server = listener.map(|listener| {
             let server = parley_api::h1::serve(
                 ctx.clone(),
                 parley_api::ops::AppOptions::default(),
@@ -296,8 +306,10 @@ impl TestApp {
                 std::time::Duration::from_secs(1),
             )
             .unwrap();
+            let handle = server.handle();
             actix_web::rt::spawn(server);
-        }
+            handle
+        });
         let mail = Arc::new(MemoryMailer::default());
         let ctx = ctx.with_mailer(mail.clone());
         let bootstrap = do_ensure_realm(
@@ -351,6 +363,7 @@ impl TestApp {
             check_shapes: true,
             caller,
             _database: database,
+            server,
         }
     }
 

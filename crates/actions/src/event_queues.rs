@@ -46,7 +46,44 @@ async fn home<'a>(
     })
 }
 
-/// Sends a queue request on to the process at `address`, with the caller's credentials.
+/// How long a request keeps looking for its queue's process when the one it was sent to does
+/// not answer: long enough for a process that closed its listener to announce its stop (then
+/// [`LogFollower::locate`] waits for the hand-over), short for one that died.
+const UNREACHABLE_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Answers a queue request in the process holding the queue when that is another one: None
+/// when it is this one. A process that cannot be reached is looked up again, because it may
+/// be stopping and about to hand its queues over (then another process adopts the queue); only
+/// when it stays unreachable is the queue gone.
+async fn answer_elsewhere<T>(
+    ctx: &Context,
+    method: reqwest::Method,
+    authorization: Option<&str>,
+    query: &[(&str, String)],
+    forwarded: bool,
+) -> ActionResult<Option<Answer<T>>> {
+    let queue_id = query
+        .iter()
+        .find(|(name, _)| *name == "queue_id")
+        .map(|(_, value)| value.as_str())
+        .unwrap_or_default();
+    let deadline = tokio::time::Instant::now() + UNREACHABLE_WAIT;
+    loop {
+        let Some((log, address)) = home(ctx, queue_id, forwarded).await? else {
+            return Ok(None);
+        };
+        match forward(ctx, log, method.clone(), &address, authorization, query).await {
+            Some(answer) => return Ok(Some(answer)),
+            None if tokio::time::Instant::now() < deadline => {
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            None => return Err(bad_queue(queue_id).into()),
+        }
+    }
+}
+
+/// Sends a queue request on to the process at `address`, with the caller's credentials; None
+/// when that process cannot be reached or does not finish its answer.
 async fn forward<T>(
     ctx: &Context,
     log: &LogFollower,
@@ -54,12 +91,7 @@ async fn forward<T>(
     address: &str,
     authorization: Option<&str>,
     query: &[(&str, String)],
-) -> ActionResult<Answer<T>> {
-    let queue_id = query
-        .iter()
-        .find(|(name, _)| *name == "queue_id")
-        .map(|(_, value)| value.as_str())
-        .unwrap_or_default();
+) -> Option<Answer<T>> {
     // A long-poll waits up to the heartbeat; the answer may take a little longer.
     let timeout = ctx.events.engine().config().heartbeat + std::time::Duration::from_secs(30);
     let mut outgoing = log
@@ -74,24 +106,25 @@ async fn forward<T>(
     if let Some(authorization) = authorization {
         outgoing = outgoing.header(reqwest::header::AUTHORIZATION, authorization);
     }
-    let response = match outgoing.send().await {
-        Ok(response) => response,
-        Err(e) => {
-            // The process holding the queue is not there any more: so is the queue.
-            tracing::info!(address, error = %e, "cannot forward an event queue request");
-            return Err(bad_queue(queue_id).into());
-        }
+    let answer = async {
+        let response = outgoing.send().await?;
+        let status = response.status().as_u16();
+        let body = response.bytes().await?;
+        Ok::<_, reqwest::Error>(Answer::Forwarded {
+            status,
+            body: body.to_vec(),
+        })
     };
-    let status = response.status().as_u16();
-    let body = response
-        .bytes()
-        .await
-        .map_err(|_| crate::error::ActionError::from(bad_queue(queue_id)))?;
-    metrics::counter!("parley_event_requests_forwarded_total").increment(1);
-    Ok(Answer::Forwarded {
-        status,
-        body: body.to_vec(),
-    })
+    match answer.await {
+        Ok(answer) => {
+            metrics::counter!("parley_event_requests_forwarded_total").increment(1);
+            Some(answer)
+        }
+        Err(e) => {
+            tracing::info!(address, error = %e, "cannot forward an event queue request");
+            None
+        }
+    }
 }
 
 /// `GET /events` reaching any process: forwarded to the process holding the queue, else
@@ -104,23 +137,18 @@ pub async fn get_events_anywhere(
     forwarded: bool,
 ) -> ActionResult<Answer<EventBatch>> {
     if let Some(queue_id) = &request.queue_id {
-        if let Some((log, address)) = home(ctx, queue_id, forwarded).await? {
-            let mut query = vec![
-                ("queue_id", queue_id.clone()),
-                ("dont_block", request.dont_block.to_string()),
-            ];
-            if let Some(last) = request.last_event_id {
-                query.push(("last_event_id", last.to_string()));
-            }
-            return forward(
-                ctx,
-                log,
-                reqwest::Method::GET,
-                &address,
-                authorization,
-                &query,
-            )
-            .await;
+        let mut query = vec![
+            ("queue_id", queue_id.clone()),
+            ("dont_block", request.dont_block.to_string()),
+        ];
+        if let Some(last) = request.last_event_id {
+            query.push(("last_event_id", last.to_string()));
+        }
+        let method = reqwest::Method::GET;
+        if let Some(answer) =
+            answer_elsewhere(ctx, method, authorization, &query, forwarded).await?
+        {
+            return Ok(answer);
         }
     }
     get_events(ctx, user, request).await.map(Answer::Here)
@@ -134,17 +162,10 @@ pub async fn delete_queue_anywhere(
     authorization: Option<&str>,
     forwarded: bool,
 ) -> ActionResult<Answer<()>> {
-    if let Some((log, address)) = home(ctx, &queue_id, forwarded).await? {
-        let query = [("queue_id", queue_id)];
-        return forward(
-            ctx,
-            log,
-            reqwest::Method::DELETE,
-            &address,
-            authorization,
-            &query,
-        )
-        .await;
+    let query = [("queue_id", queue_id.clone())];
+    let method = reqwest::Method::DELETE;
+    if let Some(answer) = answer_elsewhere(ctx, method, authorization, &query, forwarded).await? {
+        return Ok(answer);
     }
     delete_queue(ctx, user, queue_id).await.map(Answer::Here)
 }

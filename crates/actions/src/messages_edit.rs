@@ -157,8 +157,6 @@ pub async fn update_message(
     id: MessageId,
     edit: MessageEdit,
 ) -> ActionResult<Map<String, Value>> {
-    let realm_url = ctx.realm.url.clone();
-    let camo = ctx.camo.clone();
     let ctx2 = ctx.clone();
     ctx.write(move |conn, events| {
         let policy = policy::load(conn)?;
@@ -175,19 +173,7 @@ pub async fn update_message(
         if edit.content.is_some() {
             check_can_edit_content(&policy, &user, &row, now)?;
         }
-        let new_topic = match &edit.topic {
-            Some(raw) => {
-                let trimmed = raw.trim();
-                if trimmed == "✔" || trimmed == "✔ general chat" {
-                    return Err(RequestError::bad_request(
-                        "General chat cannot be marked as resolved",
-                    )
-                    .into());
-                }
-                Some(normalize_topic(raw, "topic")?).filter(|t| *t != row.topic)
-            }
-            None => None,
-        };
+        let new_topic = requested_topic(&edit, &row)?;
         let new_channel = edit.channel_id.filter(|c| Some(c.0) != row.channel_id);
         if edit.content.is_none()
             && new_topic.is_none()
@@ -198,270 +184,316 @@ pub async fn update_message(
             return Err(RequestError::bad_request("Nothing to change").into());
         }
         let Some(channel) = channel else {
-            if edit.channel_id.is_some() {
-                return Err(RequestError::bad_request(
-                    "Direct messages cannot be moved to channels.",
-                )
-                .into());
-            }
-            if edit.topic.is_some() {
-                return Err(
-                    RequestError::bad_request("Direct messages cannot have topics.").into(),
-                );
-            }
-            if edit.propagate_mode != PropagateMode::ChangeOne {
-                return Err(
-                    RequestError::bad_request("Invalid propagate_mode without topic edit").into(),
-                );
-            }
+            check_direct_message_edit(&edit)?;
             let audience = message_viewers(conn, &row)?;
-            let edited = edit_content(conn, &realm_url, camo.as_ref(), &user, &row, &edit, now)?;
-            let uploads = crate::uploads::update_claims_after_edit(
-                conn,
-                events,
-                &user,
-                &realm_url,
-                MessageId(row.id),
-                edited.as_ref().map(|e| e.0.as_str()),
-            )?;
-            let body = update_body(&user, &row, now, edited.as_ref(), None);
-            for event in message_updated(conn, body, MessageId(row.id), &audience)? {
-                events.push(event);
-            }
-            return Ok(detached(uploads));
+            return edit_in_place(
+                &ctx2, conn, events, &user, &row, &edit, now, None, &audience,
+            );
         };
-        if edit.propagate_mode != PropagateMode::ChangeOne
-            && edit.topic.is_none()
-            && edit.channel_id.is_none()
-        {
-            return Err(
-                RequestError::bad_request("Invalid propagate_mode without topic edit").into(),
+        check_channel_message_edit(&edit, &row)?;
+        let target = move_target(conn, &policy, &user, new_channel)?;
+        let plan = ChannelEdit {
+            policy: &policy,
+            user: &user,
+            row: &row,
+            channel: &channel,
+            target: target.as_ref(),
+            final_topic: new_topic.clone().unwrap_or_else(|| row.topic.clone()),
+            change: new_topic.as_deref().map(|t| classify(&row.topic, t)),
+            edit: &edit,
+            now,
+        };
+        plan.check_move()?;
+        let viewers = message_viewers(conn, &row)?;
+        if new_topic.is_none() && target.is_none() {
+            let located = Some(&channel);
+            return edit_in_place(
+                &ctx2, conn, events, &user, &row, &edit, now, located, &viewers,
             );
         }
-        if edit.channel_id.is_some() && edit.content.is_some() {
-            return Err(RequestError::bad_request(
-                "Cannot change message content while changing channel",
+        plan.commit_move(&ctx2, conn, events, viewers)
+    })
+    .await
+}
+
+/// The topic an edit asks for, normalized; None when it asks for none or for the same one.
+fn requested_topic(
+    edit: &MessageEdit,
+    row: &messages::MessageRow,
+) -> Result<Option<String>, RequestError> {
+    let Some(raw) = &edit.topic else {
+        return Ok(None);
+    };
+    let trimmed = raw.trim();
+    if trimmed == "✔" || trimmed == "✔ general chat" {
+        return Err(RequestError::bad_request(
+            "General chat cannot be marked as resolved",
+        ));
+    }
+    Ok(Some(normalize_topic(raw, "topic")?).filter(|t| *t != row.topic))
+}
+
+/// A direct message's content is all an edit may change.
+fn check_direct_message_edit(edit: &MessageEdit) -> Result<(), RequestError> {
+    if edit.channel_id.is_some() {
+        return Err(RequestError::bad_request(
+            "Direct messages cannot be moved to channels.",
+        ));
+    }
+    if edit.topic.is_some() {
+        return Err(RequestError::bad_request(
+            "Direct messages cannot have topics.",
+        ));
+    }
+    if edit.propagate_mode != PropagateMode::ChangeOne {
+        return Err(RequestError::bad_request(
+            "Invalid propagate_mode without topic edit",
+        ));
+    }
+    Ok(())
+}
+
+/// The combinations a channel message's edit may not ask for, and the client's view of the
+/// content being stale.
+fn check_channel_message_edit(
+    edit: &MessageEdit,
+    row: &messages::MessageRow,
+) -> Result<(), RequestError> {
+    if edit.propagate_mode != PropagateMode::ChangeOne
+        && edit.topic.is_none()
+        && edit.channel_id.is_none()
+    {
+        return Err(RequestError::bad_request(
+            "Invalid propagate_mode without topic edit",
+        ));
+    }
+    if edit.channel_id.is_some() && edit.content.is_some() {
+        return Err(RequestError::bad_request(
+            "Cannot change message content while changing channel",
+        ));
+    }
+    if let Some(expected) = &edit.prev_content_sha256 {
+        if *expected != sha256_hex(&row.content) {
+            return Err(RequestError::new(
+                ErrorCode::ExpectationMismatch,
+                "'prev_content_sha256' value does not match the expected value.",
             )
-            .into());
+            .with("field_name", "prev_content_sha256"));
         }
-        if let Some(expected) = &edit.prev_content_sha256 {
-            if *expected != sha256_hex(&row.content) {
-                return Err(RequestError::new(
-                    ErrorCode::ExpectationMismatch,
-                    "'prev_content_sha256' value does not match the expected value.",
-                )
-                .with("field_name", "prev_content_sha256")
-                .into());
-            }
+    }
+    Ok(())
+}
+
+/// The channel a move goes to. As the reference: moving into a channel needs its content
+/// (seeing its name, as administrators see every private channel's, is not enough), and it
+/// must be open (posting is checked with the other permissions).
+fn move_target(
+    conn: &mut DbConn,
+    policy: &Policy,
+    user: &User,
+    new_channel: Option<ChannelId>,
+) -> ActionResult<Option<Channel>> {
+    let Some(target) = new_channel else {
+        return Ok(None);
+    };
+    let (found, subscribed) = access_channel_by_id(conn, policy, user, target)?;
+    if found.is_archived || !can_access_channel_content(user, &found, subscribed, &policy.groups) {
+        return Err(RequestError::bad_request("Invalid channel ID").into());
+    }
+    Ok(Some(found))
+}
+
+/// Changes a message's content where it is (no move); `channel` is where it is, for the event,
+/// None for a direct message.
+#[allow(clippy::too_many_arguments)]
+fn edit_in_place(
+    ctx: &Context,
+    conn: &mut DbConn,
+    events: &mut Events,
+    user: &User,
+    row: &messages::MessageRow,
+    edit: &MessageEdit,
+    now: i64,
+    channel: Option<&Channel>,
+    audience: &[UserId],
+) -> ActionResult<Map<String, Value>> {
+    let (realm_url, camo) = (ctx.realm.url.as_str(), ctx.camo.as_ref());
+    let edited = edit_content(conn, realm_url, camo, user, row, edit, now)?;
+    let uploads = crate::uploads::update_claims_after_edit(
+        conn,
+        events,
+        user,
+        realm_url,
+        MessageId(row.id),
+        edited.as_ref().map(|e| e.0.as_str()),
+    )?;
+    let mut body = update_body(user, row, now, edited.as_ref(), None);
+    if let Some(channel) = channel {
+        body.stream_id = Some(channel.id);
+        body.stream_name = Some(channel.name.clone());
+    }
+    for event in message_updated(conn, body, MessageId(row.id), audience)? {
+        events.push(event);
+    }
+    Ok(detached(uploads))
+}
+
+/// A checked edit of a channel message that renames its topic or moves it to another channel
+/// (perhaps with the topic's other messages).
+struct ChannelEdit<'a> {
+    policy: &'a Policy,
+    user: &'a User,
+    row: &'a messages::MessageRow,
+    /// Where the message is.
+    channel: &'a Channel,
+    /// Where it goes, when it changes channel.
+    target: Option<&'a Channel>,
+    /// The topic it ends in.
+    final_topic: String,
+    /// What kind of topic change, when the topic changes.
+    change: Option<TopicChange>,
+    edit: &'a MessageEdit,
+    now: i64,
+}
+
+impl ChannelEdit<'_> {
+    fn destination(&self) -> &Channel {
+        self.target.unwrap_or(self.channel)
+    }
+
+    /// The permission and time-limit checks of a topic change and of a channel change.
+    fn check_move(&self) -> ActionResult<()> {
+        if self.change.is_some() || self.target.is_some() {
+            check_topic_policy(self.policy, self.destination(), &self.final_topic)?;
         }
-        let target = match new_channel {
-            Some(target) => {
-                // As the reference: moving into a channel needs its content (seeing its name,
-                // as administrators see every private channel's, is not enough), and it must be
-                // open (posting is checked with the other permissions below).
-                let (found, subscribed) = access_channel_by_id(conn, &policy, &user, target)?;
-                if found.is_archived
-                    || !can_access_channel_content(&user, &found, subscribed, &policy.groups)
-                {
-                    return Err(RequestError::bad_request("Invalid channel ID").into());
-                }
-                Some(found)
-            }
-            None => None,
-        };
-        let destination = target.as_ref().unwrap_or(&channel);
-        let final_topic = new_topic.clone().unwrap_or_else(|| row.topic.clone());
-        if new_topic.is_some() || target.is_some() {
-            check_topic_policy(&policy, destination, &final_topic)?;
+        match self.change {
+            Some(TopicChange::Resolve | TopicChange::Unresolve) => self.check_resolve()?,
+            Some(TopicChange::Rename) => self.check_rename()?,
+            None => {}
         }
-        let change = new_topic.as_deref().map(|t| classify(&row.topic, t));
-        let groups = &policy.groups;
-        if let Some(change) = change {
-            match change {
-                TopicChange::Resolve | TopicChange::Unresolve => {
-                    let allowed = groups
-                        .setting_contains(&policy.realm.can_resolve_topics_group, &user)
-                        || groups
-                            .setting_contains(&channel.permissions.can_resolve_topics_group, &user)
-                        || target.as_ref().is_some_and(|t| {
-                            groups.setting_contains(&t.permissions.can_resolve_topics_group, &user)
-                        });
-                    if !allowed {
-                        return Err(RequestError::bad_request(
-                            "You don't have permission to resolve topics in this channel.",
-                        )
-                        .into());
-                    }
-                }
-                TopicChange::Rename => {
-                    let allowed = user.role.is_admin()
-                        || groups.setting_contains(
-                            &policy.realm.can_move_messages_between_topics_group,
-                            &user,
-                        )
-                        || groups.setting_contains(
-                            &channel.permissions.can_move_messages_within_channel_group,
-                            &user,
-                        )
-                        || can_administer_channel(&user, &channel, groups);
-                    if !allowed {
-                        return Err(RequestError::bad_request(
-                            "You don't have permission to edit this message",
-                        )
-                        .into());
-                    }
-                    if !exempt_from_move_limits(&user) {
-                        if let Some(limit) = policy.realm.move_messages_within_stream_limit_seconds
-                        {
-                            if now - row.date_sent > limit + TIME_LIMIT_GRACE_SECONDS {
-                                return Err(RequestError::bad_request(
-                                    "The time limit for editing this message's topic has passed.",
-                                )
-                                .into());
-                            }
-                        }
-                    }
-                }
-            }
+        if let Some(target) = self.target {
+            self.check_channel_change(target)?;
         }
-        if let Some(target) = &target {
-            let allowed = user.role.is_admin()
-                || groups.setting_contains(
-                    &policy.realm.can_move_messages_between_channels_group,
-                    &user,
-                )
-                || can_administer_channel(&user, &channel, groups)
-                || groups.setting_contains(
-                    &channel.permissions.can_move_messages_out_of_channel_group,
-                    &user,
-                );
-            if !allowed {
+        Ok(())
+    }
+
+    fn check_resolve(&self) -> Result<(), RequestError> {
+        let (groups, user) = (&self.policy.groups, self.user);
+        let allowed = groups.setting_contains(&self.policy.realm.can_resolve_topics_group, user)
+            || groups.setting_contains(&self.channel.permissions.can_resolve_topics_group, user)
+            || self.target.is_some_and(|t| {
+                groups.setting_contains(&t.permissions.can_resolve_topics_group, user)
+            });
+        if !allowed {
+            return Err(RequestError::bad_request(
+                "You don't have permission to resolve topics in this channel.",
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_rename(&self) -> Result<(), RequestError> {
+        let (groups, user, realm) = (&self.policy.groups, self.user, &self.policy.realm);
+        let allowed = user.role.is_admin()
+            || groups.setting_contains(&realm.can_move_messages_between_topics_group, user)
+            || groups.setting_contains(
+                &self
+                    .channel
+                    .permissions
+                    .can_move_messages_within_channel_group,
+                user,
+            )
+            || can_administer_channel(user, self.channel, groups);
+        if !allowed {
+            return Err(RequestError::bad_request(
+                "You don't have permission to edit this message",
+            ));
+        }
+        if let Some(limit) = realm.move_messages_within_stream_limit_seconds {
+            if !exempt_from_move_limits(user)
+                && self.now - self.row.date_sent > limit + TIME_LIMIT_GRACE_SECONDS
+            {
                 return Err(RequestError::bad_request(
-                    "You don't have permission to move this message",
-                )
-                .into());
-            }
-            if !groups.setting_contains(&target.permissions.can_send_message_group, &user) {
-                return Err(RequestError::bad_request(
-                    "You do not have permission to post in this channel.",
-                )
-                .into());
-            }
-            if !exempt_from_move_limits(&user) {
-                if let Some(limit) = policy.realm.move_messages_between_streams_limit_seconds {
-                    if now - row.date_sent > limit + TIME_LIMIT_GRACE_SECONDS {
-                        return Err(RequestError::bad_request(
-                            "The time limit for editing this message's channel has passed",
-                        )
-                        .into());
-                    }
-                }
+                    "The time limit for editing this message's topic has passed.",
+                ));
             }
         }
-        let viewers = message_viewers(conn, &row)?;
-        let edited = if edit.content.is_some() {
-            edit_content(conn, &realm_url, camo.as_ref(), &user, &row, &edit, now)?
-        } else {
-            None
-        };
+        Ok(())
+    }
+
+    fn check_channel_change(&self, target: &Channel) -> Result<(), RequestError> {
+        let (groups, user, realm) = (&self.policy.groups, self.user, &self.policy.realm);
+        let allowed = user.role.is_admin()
+            || groups.setting_contains(&realm.can_move_messages_between_channels_group, user)
+            || can_administer_channel(user, self.channel, groups)
+            || groups.setting_contains(
+                &self
+                    .channel
+                    .permissions
+                    .can_move_messages_out_of_channel_group,
+                user,
+            );
+        if !allowed {
+            return Err(RequestError::bad_request(
+                "You don't have permission to move this message",
+            ));
+        }
+        if !groups.setting_contains(&target.permissions.can_send_message_group, user) {
+            return Err(RequestError::bad_request(
+                "You do not have permission to post in this channel.",
+            ));
+        }
+        if let Some(limit) = realm.move_messages_between_streams_limit_seconds {
+            if !exempt_from_move_limits(user)
+                && self.now - self.row.date_sent > limit + TIME_LIMIT_GRACE_SECONDS
+            {
+                return Err(RequestError::bad_request(
+                    "The time limit for editing this message's channel has passed",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves the messages (with a content edit, if any), adjusts who receives them, and emits
+    /// the update (and deletes for those who lose access) and the notices.
+    fn commit_move(
+        &self,
+        ctx: &Context,
+        conn: &mut DbConn,
+        events: &mut Events,
+        viewers: Vec<UserId>,
+    ) -> ActionResult<Map<String, Value>> {
+        let (user, row, channel, edit, now) =
+            (self.user, self.row, self.channel, self.edit, self.now);
+        let (realm_url, camo) = (ctx.realm.url.as_str(), ctx.camo.as_ref());
+        let edited = edit_content(conn, realm_url, camo, user, row, edit, now)?;
         let uploads = crate::uploads::update_claims_after_edit(
             conn,
             events,
-            &user,
-            &realm_url,
+            user,
+            realm_url,
             MessageId(row.id),
             edited.as_ref().map(|e| e.0.as_str()),
         )?;
-        if new_topic.is_none() && target.is_none() {
-            let mut body = update_body(&user, &row, now, edited.as_ref(), None);
-            body.stream_id = Some(channel.id);
-            body.stream_name = Some(channel.name.clone());
-            for event in message_updated(conn, body, MessageId(row.id), &viewers)? {
-                events.push(event);
-            }
-            return Ok(detached(uploads));
-        }
-        let is_resolve_toggle =
-            matches!(change, Some(TopicChange::Resolve | TopicChange::Unresolve))
-                && target.is_none();
-        let moved = topic_messages(
-            conn,
-            &policy,
-            &user,
-            &channel,
-            &row.topic,
-            &row,
-            edit.propagate_mode,
-        )?;
-        let moved = limit_by_time(
-            &policy,
-            &user,
-            &moved,
-            target.is_some(),
-            is_resolve_toggle,
-            edit.propagate_mode,
-            now,
-        )?;
-        for message_id in &moved {
-            let current = messages::by_id(conn, *message_id)?.ok_or_else(invalid_message)?;
-            let mut entry = json!({"user_id": user.id, "timestamp": now});
-            if new_topic.is_some() {
-                entry["prev_topic"] = json!(current.topic);
-                entry["topic"] = json!(final_topic);
-            }
-            if let Some(t) = &target {
-                entry["prev_stream"] = json!(channel.id);
-                entry["stream"] = json!(t.id);
-            }
-            let history = history_with(current.edit_history.as_deref(), entry);
-            let moved_time = (!is_resolve_toggle).then_some(now);
-            messages::set_location(
-                conn,
-                *message_id,
-                destination.id,
-                &final_topic,
-                now,
-                moved_time,
-                &history,
-            )?;
-        }
-        let before = messages::recipients_of_any(conn, &moved)?;
-        if let Some(target) = &target {
-            adjust_recipients(conn, target, &moved)?;
-        }
-        let after = messages::recipients_of_any(conn, &moved)?;
-        let lost: Vec<UserId> = before
-            .iter()
-            .filter(|u| !after.contains(u))
-            .copied()
-            .collect();
-        let mut audience: Vec<UserId> = viewers
-            .into_iter()
-            .chain(after)
-            .filter(|u| !lost.contains(u))
-            .collect();
-        if let Some(target) = &target {
-            if target.is_public() || target.history_public_to_subscribers {
-                audience.extend(subscriptions::active_recipients(conn, target.id)?);
-            }
-        }
-        audience.sort_unstable();
-        audience.dedup();
+        let moved = self.messages_to_move(conn)?;
+        self.relocate(conn, &moved)?;
+        let (audience, lost) = self.reassign(conn, &moved, viewers)?;
         let mut moved_sorted = moved.clone();
         moved_sorted.sort();
         let movement = Movement {
-            channel: &channel,
-            target: target.as_ref(),
+            channel,
+            target: self.target,
             orig_topic: &row.topic,
-            topic: &final_topic,
+            topic: &self.final_topic,
             propagate_mode: edit.propagate_mode,
             ids: &moved_sorted,
             topic_links: crate::rendering::topic_links(
-                &final_topic,
+                &self.final_topic,
                 &crate::rendering::linkifiers_for_rendering(conn)?,
             ),
         };
-        let body = update_body(&user, &row, now, edited.as_ref(), Some(&movement));
+        let body = update_body(user, row, now, edited.as_ref(), Some(&movement));
         for event in message_updated(conn, body, MessageId(row.id), &audience)? {
             events.push(event);
         }
@@ -472,22 +504,108 @@ pub async fn update_message(
             };
             events.push(messages_deleted(&moved_sorted, &from, lost));
         }
+        let topics = (row.topic.as_str(), self.final_topic.as_str());
+        let channels = (channel, self.destination());
         post_move_notices(
-            &ctx2,
+            ctx,
             conn,
             events,
-            &user,
-            &channel,
-            destination,
-            &row.topic,
-            &final_topic,
-            change,
+            user,
+            channels,
+            topics,
+            self.change,
             &moved,
-            &edit,
+            edit,
         )?;
         Ok(detached(uploads))
-    })
-    .await
+    }
+
+    /// After a move into another channel, who receives the moved messages changes: returns
+    /// who is told of the move (who saw the message, who receives or may read it now) and who
+    /// lost them (told they are deleted).
+    fn reassign(
+        &self,
+        conn: &mut DbConn,
+        moved: &[MessageId],
+        viewers: Vec<UserId>,
+    ) -> ActionResult<(Vec<UserId>, Vec<UserId>)> {
+        let before = messages::recipients_of_any(conn, moved)?;
+        if let Some(target) = self.target {
+            adjust_recipients(conn, target, moved)?;
+        }
+        let after = messages::recipients_of_any(conn, moved)?;
+        let lost: Vec<UserId> = before
+            .iter()
+            .filter(|u| !after.contains(u))
+            .copied()
+            .collect();
+        let mut audience: Vec<UserId> = viewers
+            .into_iter()
+            .chain(after)
+            .filter(|u| !lost.contains(u))
+            .collect();
+        if let Some(target) = self.target {
+            if target.is_public() || target.history_public_to_subscribers {
+                audience.extend(subscriptions::active_recipients(conn, target.id)?);
+            }
+        }
+        audience.sort_unstable();
+        audience.dedup();
+        Ok((audience, lost))
+    }
+
+    fn is_resolve_toggle(&self) -> bool {
+        matches!(
+            self.change,
+            Some(TopicChange::Resolve | TopicChange::Unresolve)
+        ) && self.target.is_none()
+    }
+
+    /// The messages the move takes along, within the time limit of a whole-topic move.
+    fn messages_to_move(&self, conn: &mut DbConn) -> ActionResult<Vec<MessageId>> {
+        let mode = self.edit.propagate_mode;
+        let (policy, user, row) = (self.policy, self.user, self.row);
+        let moved = topic_messages(conn, policy, user, self.channel, &row.topic, row, mode)?;
+        let between_channels = self.target.is_some();
+        let resolve = self.is_resolve_toggle();
+        limit_by_time(
+            policy,
+            user,
+            &moved,
+            between_channels,
+            resolve,
+            mode,
+            self.now,
+        )
+    }
+
+    /// Writes each moved message's new place and its edit-history entry.
+    fn relocate(&self, conn: &mut DbConn, moved: &[MessageId]) -> ActionResult<()> {
+        let moved_time = (!self.is_resolve_toggle()).then_some(self.now);
+        for message_id in moved {
+            let current = messages::by_id(conn, *message_id)?.ok_or_else(invalid_message)?;
+            let mut entry = json!({"user_id": self.user.id, "timestamp": self.now});
+            if self.change.is_some() {
+                entry["prev_topic"] = json!(current.topic);
+                entry["topic"] = json!(self.final_topic);
+            }
+            if let Some(t) = self.target {
+                entry["prev_stream"] = json!(self.channel.id);
+                entry["stream"] = json!(t.id);
+            }
+            let history = history_with(current.edit_history.as_deref(), entry);
+            messages::set_location(
+                conn,
+                *message_id,
+                self.destination().id,
+                &self.final_topic,
+                self.now,
+                moved_time,
+                &history,
+            )?;
+        }
+        Ok(())
+    }
 }
 
 fn detached(uploads: Vec<parley_wire::realm::Attachment>) -> Map<String, Value> {
@@ -707,16 +825,16 @@ fn adjust_recipients(conn: &mut DbConn, target: &Channel, moved: &[MessageId]) -
     Ok(())
 }
 
+/// The notices a move posts: "resolved"/"unresolved" in the topic, or where messages went
+/// and came from, as the edit asked. `channels` and `topics` are (old, new).
 #[allow(clippy::too_many_arguments)]
 fn post_move_notices(
     ctx: &Context,
     conn: &mut DbConn,
     events: &mut Events,
     user: &User,
-    old_channel: &Channel,
-    new_channel: &Channel,
-    old_topic: &str,
-    new_topic: &str,
+    (old_channel, new_channel): (&Channel, &Channel),
+    (old_topic, new_topic): (&str, &str),
     change: Option<TopicChange>,
     moved: &[MessageId],
     edit: &MessageEdit,

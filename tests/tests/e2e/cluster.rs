@@ -306,3 +306,53 @@ async fn a_stopping_node_hands_its_queues_over() {
     let seen = wait_for_messages(&nodes[0], &owner, &queue, 3).await;
     assert_eq!(seen, [before, during, after]);
 }
+
+/// A poll forwarded to a node that has stopped listening but not yet said it is stopping (the
+/// moment a rolling restart closes its listener) looks the queue up again and waits for the
+/// hand-over, rather than telling the client its queue is gone.
+#[actix_web::test]
+async fn a_poll_that_cannot_reach_a_stopping_node_waits_for_the_hand_over() {
+    let Some(backend) = postgres() else { return };
+    let mut nodes = TestApp::start_cluster(backend, 3).await;
+    let owner = nodes[0].owner.clone();
+    let doomed = nodes.remove(2);
+    let queue = doomed
+        .register(&owner, &[("event_types", json!(["message"]))])
+        .await["queue_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    nodes[0]
+        .create_channel(&owner, "handover", &[&owner], &[])
+        .await;
+    let sent = nodes[0]
+        .send_to_channel(&owner, "handover", "t", "before")
+        .await;
+    assert_eq!(
+        wait_for_messages(&nodes[1], &owner, &queue, 1).await,
+        [sent]
+    );
+    doomed.stop_serving().await;
+    let poll = nodes[1]
+        .get("/events")
+        .as_user(&owner)
+        .param("queue_id", &queue)
+        .param("last_event_id", "-1")
+        .param("dont_block", "true")
+        .send();
+    let stop = async {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let log = doomed.ctx.events.log().unwrap();
+        log.mark_stopping().await.unwrap();
+        doomed.ctx.events.engine().close();
+        assert_eq!(log.hand_off().await.unwrap(), 1);
+    };
+    let (answer, ()) = tokio::join!(poll, stop);
+    let events = answer.success()["events"].as_array().unwrap().clone();
+    let ids: Vec<i64> = events
+        .iter()
+        .filter(|e| e["type"] == "message")
+        .map(|e| e["message"]["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, [sent], "the queue was adopted, not lost");
+}
