@@ -12,8 +12,7 @@ use parley_storage::{alert_words, DbConn};
 
 /// `GET /users/me/alert_words`: the caller's words, in the order they were added.
 pub async fn list_alert_words(ctx: &Context, user: User) -> ActionResult<Vec<String>> {
-    ctx.db
-        .run(move |conn| Ok(alert_words::of_user(conn, user.id)?))
+    ctx.run(move |conn| Ok(alert_words::of_user(conn, user.id)?))
         .await
 }
 

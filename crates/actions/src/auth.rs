@@ -89,7 +89,6 @@ pub async fn access_user_by_api_key_unmetered(
 ) -> ActionResult<User> {
     let host = ctx.realm.host.clone();
     let user = ctx
-        .db
         .run(move |conn| {
             check_realm_active(conn)?;
             let invalid = || RequestError::new(ErrorCode::InvalidApiKey, "Invalid API key");
@@ -135,7 +134,6 @@ pub(crate) async fn check_password_login(
 ) -> ActionResult<(User, users::Credentials)> {
     let host = ctx.realm.host.clone();
     let found = ctx
-        .db
         .run(move |conn| {
             check_realm_active(conn)?;
             let Some(user) = user_by_login_email(conn, &username, &host)? else {

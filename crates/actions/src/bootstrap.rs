@@ -48,48 +48,49 @@ pub async fn do_ensure_realm(ctx: &Context, init: RealmInit) -> ActionResult<Boo
     let password = secrets::generate_password();
     let password_hash = secrets::hash_password(&password).map_err(crate::ActionError::Internal)?;
     let api_key = secrets::generate_api_key();
-    ctx.db
-        .transaction(move |conn| {
-            let now = now();
-            if groups::graph(conn)?.system.is_empty() {
-                groups::create_system_groups(conn, now)?;
-            }
-            // The system bots exist from the start: clients list them as cross-realm bots.
-            crate::notices::notification_bot(conn)?;
-            if let Some(realm) = realms::get(conn)? {
-                return Ok(Bootstrap {
-                    realm,
-                    created_owner: None,
-                });
-            }
-            let realm = realms::create(conn, &init.name, "", now)?;
-            let owner = NewUser {
-                delivery_email: owner_email,
-                full_name: "Owner".to_owned(),
-                password_hash: Some(password_hash),
-                api_key: api_key.clone(),
-                role: Role::Owner,
-                bot_type: None,
-                bot_owner_id: None,
-                timezone: String::new(),
-                date_joined: now,
-                email_address_visibility: EmailAddressVisibility::Everyone,
-                can_create_users: true,
-            };
-            let id = users::insert(conn, &owner)?;
-            let user = users::by_id(conn, id)?
-                .ok_or_else(|| crate::ActionError::Internal("owner vanished".into()))?;
-            create_general_channel(conn, &user)?;
-            Ok(Bootstrap {
+    ctx.transaction(move |conn| {
+        let now = now();
+        if groups::graph(conn)?.system.is_empty() {
+            crate::realm_cache::changing();
+            groups::create_system_groups(conn, now)?;
+        }
+        // The system bots exist from the start: clients list them as cross-realm bots.
+        crate::notices::notification_bot(conn)?;
+        if let Some(realm) = realms::get(conn)? {
+            return Ok(Bootstrap {
                 realm,
-                created_owner: Some(OwnerCredentials {
-                    user,
-                    password,
-                    api_key,
-                }),
-            })
+                created_owner: None,
+            });
+        }
+        crate::realm_cache::changing();
+        let realm = realms::create(conn, &init.name, "", now)?;
+        let owner = NewUser {
+            delivery_email: owner_email,
+            full_name: "Owner".to_owned(),
+            password_hash: Some(password_hash),
+            api_key: api_key.clone(),
+            role: Role::Owner,
+            bot_type: None,
+            bot_owner_id: None,
+            timezone: String::new(),
+            date_joined: now,
+            email_address_visibility: EmailAddressVisibility::Everyone,
+            can_create_users: true,
+        };
+        let id = users::insert(conn, &owner)?;
+        let user = users::by_id(conn, id)?
+            .ok_or_else(|| crate::ActionError::Internal("owner vanished".into()))?;
+        create_general_channel(conn, &user)?;
+        Ok(Bootstrap {
+            realm,
+            created_owner: Some(OwnerCredentials {
+                user,
+                password,
+                api_key,
+            }),
         })
-        .await
+    })
+    .await
 }
 
 /// The channel every organization starts with: default for new users, the owner subscribed.
@@ -104,6 +105,7 @@ fn create_general_channel(conn: &mut DbConn, owner: &User) -> ActionResult<()> {
     let mut channel = crate::channels::build_channel(conn, &policy, Some(owner), &new)?;
     channel.id = crate::channels::insert_channel(conn, &channel)?;
     crate::subscriptions::subscribe_in_transaction(conn, channel.id, std::slice::from_ref(owner))?;
+    crate::realm_cache::changing();
     realms::set_permission(
         conn,
         crate::notices::ANNOUNCEMENTS_CHANNEL,
@@ -116,12 +118,14 @@ fn create_general_channel(conn: &mut DbConn, owner: &User) -> ActionResult<()> {
 /// the running server (see [`recorded_server_url`]).
 pub async fn do_record_server_url(ctx: &Context) -> ActionResult<()> {
     let url = ctx.realm.url.clone();
-    ctx.db
-        .transaction(move |conn| Ok(realms::set_server_url(conn, &url)?))
-        .await
+    ctx.transaction(move |conn| {
+        crate::realm_cache::changing();
+        Ok(realms::set_server_url(conn, &url)?)
+    })
+    .await
 }
 
 /// The URL the server last started at, if any server has started on this database.
 pub async fn recorded_server_url(ctx: &Context) -> ActionResult<Option<String>> {
-    ctx.db.run(|conn| Ok(realms::server_url(conn)?)).await
+    ctx.run(|conn| Ok(realms::server_url(conn)?)).await
 }

@@ -329,8 +329,7 @@ pub async fn create_bot(
             settings.default_sending_stream,
             settings.default_events_register_stream,
         );
-        ctx.db
-            .run(move |conn| Ok::<_, ActionError>((channel_name(conn, a)?, channel_name(conn, b)?)))
+        ctx.run(move |conn| Ok::<_, ActionError>((channel_name(conn, a)?, channel_name(conn, b)?)))
             .await?
     };
     Ok(CreatedBot {
@@ -350,32 +349,31 @@ pub async fn list_own_bots(ctx: &Context, caller: &User) -> ActionResult<Vec<Val
     }
     let ctx2 = ctx.clone();
     let id = caller.id;
-    ctx.db
-        .run(move |conn| {
-            let mut out = Vec::new();
-            for bot in users::bots_owned_by(conn, id)? {
-                if !bot.is_active {
-                    continue;
-                }
-                let settings = stored::get(conn, bot.id)?;
-                let api_key = users::credentials(conn, bot.id)?
-                    .map(|c| c.api_key)
-                    .unwrap_or_default();
-                out.push(json!({
-                    "username": bot.delivery_email,
-                    "user_id": bot.id,
-                    "full_name": bot.full_name,
-                    "api_key": api_key,
-                    "avatar_url": avatar_of(&ctx2, &bot),
-                    "default_sending_stream": channel_name(conn, settings.default_sending_stream)?,
-                    "default_events_register_stream":
-                        channel_name(conn, settings.default_events_register_stream)?,
-                    "default_all_public_streams": settings.default_all_public_streams,
-                }));
+    ctx.run(move |conn| {
+        let mut out = Vec::new();
+        for bot in users::bots_owned_by(conn, id)? {
+            if !bot.is_active {
+                continue;
             }
-            Ok::<_, ActionError>(out)
-        })
-        .await
+            let settings = stored::get(conn, bot.id)?;
+            let api_key = users::credentials(conn, bot.id)?
+                .map(|c| c.api_key)
+                .unwrap_or_default();
+            out.push(json!({
+                "username": bot.delivery_email,
+                "user_id": bot.id,
+                "full_name": bot.full_name,
+                "api_key": api_key,
+                "avatar_url": avatar_of(&ctx2, &bot),
+                "default_sending_stream": channel_name(conn, settings.default_sending_stream)?,
+                "default_events_register_stream":
+                    channel_name(conn, settings.default_events_register_stream)?,
+                "default_all_public_streams": settings.default_all_public_streams,
+            }));
+        }
+        Ok::<_, ActionError>(out)
+    })
+    .await
 }
 
 /// The bot with this ID that `caller` administers (its owner or an organization

@@ -20,14 +20,13 @@ pub async fn channel_email_address(
     channel: ChannelId,
     sender: Option<UserId>,
 ) -> ActionResult<String> {
-    ctx.db
-        .run(move |conn| {
-            let policy = policy::load(conn)?;
-            access_channel_by_id(conn, &policy, &caller, channel)?;
-            if let Some(sender) = sender.filter(|id| *id != caller.id) {
-                access_bot(conn, &caller, sender)?;
-            }
-            Ok::<_, crate::error::ActionError>(String::new())
-        })
-        .await
+    ctx.run(move |conn| {
+        let policy = policy::load(conn)?;
+        access_channel_by_id(conn, &policy, &caller, channel)?;
+        if let Some(sender) = sender.filter(|id| *id != caller.id) {
+            access_bot(conn, &caller, sender)?;
+        }
+        Ok::<_, crate::error::ActionError>(String::new())
+    })
+    .await
 }

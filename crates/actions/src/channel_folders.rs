@@ -65,15 +65,14 @@ pub async fn get_channel_folders(
     ctx: &Context,
     include_archived: bool,
 ) -> ActionResult<Vec<WireFolder>> {
-    ctx.db
-        .run(move |conn| {
-            Ok(stored::all(conn)?
-                .iter()
-                .filter(|f| include_archived || !f.is_archived)
-                .map(channel_folder)
-                .collect())
-        })
-        .await
+    ctx.run(move |conn| {
+        Ok(stored::all(conn)?
+            .iter()
+            .filter(|f| include_archived || !f.is_archived)
+            .map(channel_folder)
+            .collect())
+    })
+    .await
 }
 
 /// `POST /channel_folders/create`: an administrator creates a folder at the end of the order;

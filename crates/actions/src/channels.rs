@@ -265,17 +265,14 @@ pub async fn create_channel(
 
 /// `GET /get_stream_id`.
 pub async fn get_channel_id(ctx: &Context, user: User, name: String) -> ActionResult<ChannelId> {
-    ctx.db
-        .run(move |conn| {
-            let policy = policy::load(conn)?;
-            match access_channel_by_name(conn, &policy, &user, &name)? {
-                Some((channel, _)) => Ok(channel.id),
-                None => {
-                    Err(RequestError::bad_request(format!("Invalid channel name '{name}'")).into())
-                }
-            }
-        })
-        .await
+    ctx.run(move |conn| {
+        let policy = policy::load(conn)?;
+        match access_channel_by_name(conn, &policy, &user, &name)? {
+            Some((channel, _)) => Ok(channel.id),
+            None => Err(RequestError::bad_request(format!("Invalid channel name '{name}'")).into()),
+        }
+    })
+    .await
 }
 
 /// Which channels `GET /streams` lists.
@@ -301,55 +298,53 @@ pub async fn list_channels(
     user: User,
     filter: ChannelFilter,
 ) -> ActionResult<Vec<ListedChannel>> {
-    ctx.db
-        .run(move |conn| {
-            let policy = policy::load(conn)?;
-            let subscribed: HashSet<ChannelId> = subscriptions::of_user(conn, user.id)?
-                .into_iter()
-                .filter(|s| s.active)
-                .map(|s| s.channel_id)
-                .collect();
-            let counts = subscriptions::all_subscribers(conn)?;
-            let mut out = Vec::new();
-            for channel in channels::all(conn)? {
-                if filter.exclude_archived && channel.is_archived {
-                    continue;
-                }
-                let is_sub = subscribed.contains(&channel.id);
-                if !can_access_channel_metadata(&user, &channel, is_sub, &policy.groups) {
-                    continue;
-                }
-                // include_all: every channel the caller may see (checked above).
-                let wanted = filter.include_all
-                    || (filter.include_public && channel.is_public() && !user.role.is_guest())
-                    || (filter.include_web_public && channel.is_web_public)
-                    || (filter.include_subscribed && is_sub)
-                    || (filter.include_default && channel.is_default);
-                if wanted {
-                    let count = counts.get(&channel.id).map_or(0, |v| v.len() as i64);
-                    let listed = ListedChannel {
-                        channel: wire::Channel::new(&channel, count),
-                        is_default: filter.include_default.then_some(channel.is_default),
-                    };
-                    out.push((channel.name.to_lowercase(), listed));
-                }
+    ctx.run(move |conn| {
+        let policy = policy::load(conn)?;
+        let subscribed: HashSet<ChannelId> = subscriptions::of_user(conn, user.id)?
+            .into_iter()
+            .filter(|s| s.active)
+            .map(|s| s.channel_id)
+            .collect();
+        let counts = subscriptions::all_subscribers(conn)?;
+        let mut out = Vec::new();
+        for channel in channels::all(conn)? {
+            if filter.exclude_archived && channel.is_archived {
+                continue;
             }
-            out.sort_by(|a, b| a.0.cmp(&b.0));
-            Ok(out.into_iter().map(|(_, fields)| fields).collect())
-        })
-        .await
+            let is_sub = subscribed.contains(&channel.id);
+            if !can_access_channel_metadata(&user, &channel, is_sub, &policy.groups) {
+                continue;
+            }
+            // include_all: every channel the caller may see (checked above).
+            let wanted = filter.include_all
+                || (filter.include_public && channel.is_public() && !user.role.is_guest())
+                || (filter.include_web_public && channel.is_web_public)
+                || (filter.include_subscribed && is_sub)
+                || (filter.include_default && channel.is_default);
+            if wanted {
+                let count = counts.get(&channel.id).map_or(0, |v| v.len() as i64);
+                let listed = ListedChannel {
+                    channel: wire::Channel::new(&channel, count),
+                    is_default: filter.include_default.then_some(channel.is_default),
+                };
+                out.push((channel.name.to_lowercase(), listed));
+            }
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(out.into_iter().map(|(_, fields)| fields).collect())
+    })
+    .await
 }
 
 /// `GET /streams/{stream_id}`.
 pub async fn get_channel(ctx: &Context, user: User, id: ChannelId) -> ActionResult<wire::Channel> {
-    ctx.db
-        .run(move |conn| {
-            let policy = policy::load(conn)?;
-            let (channel, _) = access_channel_by_id(conn, &policy, &user, id)?;
-            let count = subscriptions::subscribers(conn, id)?.len() as i64;
-            Ok(wire::Channel::new(&channel, count))
-        })
-        .await
+    ctx.run(move |conn| {
+        let policy = policy::load(conn)?;
+        let (channel, _) = access_channel_by_id(conn, &policy, &user, id)?;
+        let count = subscriptions::subscribers(conn, id)?.len() as i64;
+        Ok(wire::Channel::new(&channel, count))
+    })
+    .await
 }
 
 /// `GET /streams/{stream_id}/members`: subscribers, for users who may see the channel's content.
@@ -358,22 +353,21 @@ pub async fn channel_members(
     user: User,
     id: ChannelId,
 ) -> ActionResult<Vec<UserId>> {
-    ctx.db
-        .run(move |conn| {
-            let policy = policy::load(conn)?;
-            let (channel, subscribed) = access_channel_by_id(conn, &policy, &user, id)?;
-            if !subscribed
-                && channel.invite_only
-                && !can_administer_channel(&user, &channel, &policy.groups)
-            {
-                return Err(RequestError::bad_request(
-                    "Unable to retrieve subscribers for private channel",
-                )
-                .into());
-            }
-            Ok(subscriptions::subscribers(conn, id)?)
-        })
-        .await
+    ctx.run(move |conn| {
+        let policy = policy::load(conn)?;
+        let (channel, subscribed) = access_channel_by_id(conn, &policy, &user, id)?;
+        if !subscribed
+            && channel.invite_only
+            && !can_administer_channel(&user, &channel, &policy.groups)
+        {
+            return Err(RequestError::bad_request(
+                "Unable to retrieve subscribers for private channel",
+            )
+            .into());
+        }
+        Ok(subscriptions::subscribers(conn, id)?)
+    })
+    .await
 }
 
 /// Changes to a channel (`PATCH /streams/{stream_id}`); `None` leaves a field alone.

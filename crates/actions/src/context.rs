@@ -5,6 +5,7 @@ use crate::file_store::{FileStore, MemoryFileStore};
 use crate::mail::{Mailer, MemoryMailer};
 use crate::publish::{EventHub, Events};
 use crate::rate_limit::RateLimits;
+use crate::realm_cache::ChangeSlot;
 use parley_storage::Db;
 use parley_storage::DbConn;
 use std::sync::Arc;
@@ -150,18 +151,62 @@ impl Context {
     {
         let _turn = self.events.shared().await;
         let logs = self.events.logs();
+        let cache = Arc::clone(self.events.realm_cache());
+        // Outlives the commit: a change of the organization cache ends after it.
+        let change = Arc::new(ChangeSlot::default());
+        let slot = Arc::clone(&change);
         let (result, events, position) = self
             .db
             .transaction(move |conn| {
-                let mut events = Events::default();
-                let result = f(conn, &mut events)?;
-                // With an event log, the events are appended last, in this transaction.
-                let position = crate::publish::append(conn, logs, &events.0)?;
-                Ok::<_, crate::error::ActionError>((result, events, position))
+                crate::realm_cache::scoped(&cache, &slot, || {
+                    let mut events = Events::default();
+                    let result = f(conn, &mut events)?;
+                    // With an event log, the events are appended last, in this transaction.
+                    let position = crate::publish::append(conn, logs, &events.0)?;
+                    Ok::<_, crate::error::ActionError>((result, events, position))
+                })
             })
             .await?;
         self.events.committed(events.0, position).await;
+        drop(change);
         Ok(result)
+    }
+
+    /// [`Db::run`] with the organization cache (`crate::realm_cache`) in scope.
+    pub async fn run<F, R, E>(&self, f: F) -> Result<R, E>
+    where
+        F: FnOnce(&mut DbConn) -> Result<R, E> + Send + 'static,
+        R: Send + 'static,
+        E: From<parley_storage::StorageError> + Send + 'static,
+    {
+        let cache = Arc::clone(self.events.realm_cache());
+        let change = Arc::new(ChangeSlot::default());
+        let slot = Arc::clone(&change);
+        let result = self
+            .db
+            .run(move |conn| crate::realm_cache::scoped(&cache, &slot, || f(conn)))
+            .await;
+        drop(change);
+        result
+    }
+
+    /// [`Db::transaction`] with the organization cache (`crate::realm_cache`) in scope, for
+    /// transactions that record no events.
+    pub async fn transaction<F, R, E>(&self, f: F) -> Result<R, E>
+    where
+        F: FnOnce(&mut DbConn) -> Result<R, E> + Send + 'static,
+        R: Send + 'static,
+        E: From<parley_storage::StorageError> + Send + 'static,
+    {
+        let cache = Arc::clone(self.events.realm_cache());
+        let change = Arc::new(ChangeSlot::default());
+        let slot = Arc::clone(&change);
+        let result = self
+            .db
+            .transaction(move |conn| crate::realm_cache::scoped(&cache, &slot, || f(conn)))
+            .await;
+        drop(change);
+        result
     }
 }
 

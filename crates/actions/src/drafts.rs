@@ -39,7 +39,7 @@ fn check_enabled(conn: &mut DbConn, user: &User) -> ActionResult<()> {
 /// one the author may access, the users of a direct draft active users. Returns what to store.
 fn validate(
     conn: &mut DbConn,
-    policy: &mut Option<Policy>,
+    policy: &mut Option<std::sync::Arc<Policy>>,
     user: &User,
     input: DraftInput,
     var_name: &str,
@@ -79,15 +79,14 @@ pub async fn get_drafts(
     ctx: &Context,
     user: User,
 ) -> ActionResult<Vec<parley_wire::personal::Draft>> {
-    ctx.db
-        .run(move |conn| {
-            check_enabled(conn, &user)?;
-            Ok(drafts::of_user(conn, user.id, false, i64::MAX)?
-                .iter()
-                .map(draft_object)
-                .collect())
-        })
-        .await
+    ctx.run(move |conn| {
+        check_enabled(conn, &user)?;
+        Ok(drafts::of_user(conn, user.id, false, i64::MAX)?
+            .iter()
+            .map(draft_object)
+            .collect())
+    })
+    .await
 }
 
 /// `POST /drafts`: creates drafts, all or none; returns their IDs in the order sent.

@@ -29,19 +29,18 @@ pub async fn request_email_change(ctx: &Context, user: User, raw: String) -> Act
     let token = secrets::generate_api_key();
     let token2 = token.clone();
     let email2 = email.clone();
-    ctx.db
-        .transaction(move |conn| {
-            if users::by_delivery_email(conn, &email2)?.is_some() {
-                return Err(RequestError::invalid_param(
-                    "email",
-                    format!("Email '{email2}' already in use"),
-                )
-                .into());
-            }
-            email_changes::create(conn, &token2, user.id, &email2, now())?;
-            Ok::<_, ActionError>(())
-        })
-        .await?;
+    ctx.transaction(move |conn| {
+        if users::by_delivery_email(conn, &email2)?.is_some() {
+            return Err(RequestError::invalid_param(
+                "email",
+                format!("Email '{email2}' already in use"),
+            )
+            .into());
+        }
+        email_changes::create(conn, &token2, user.id, &email2, now())?;
+        Ok::<_, ActionError>(())
+    })
+    .await?;
     let mail = Mail {
         to: email.clone(),
         subject: "Confirm your new email address".to_owned(),

@@ -94,6 +94,8 @@ struct Inner {
     /// Forwards requests for other processes' queues.
     client: reqwest::Client,
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    /// Invalidated by the entries delivered (another process's changes included).
+    realm_cache: Arc<crate::realm_cache::RealmCache>,
 }
 
 impl Drop for Inner {
@@ -130,8 +132,15 @@ impl LogFollower {
                 started: AtomicBool::new(false),
                 client: reqwest::Client::new(),
                 tasks: Mutex::new(Vec::new()),
+                realm_cache: Arc::default(),
             },
         }
+    }
+
+    /// The same follower invalidating `cache` with the entries it delivers.
+    pub fn with_realm_cache(mut self, cache: Arc<crate::realm_cache::RealmCache>) -> Self {
+        self.inner.realm_cache = cache;
+        self
     }
 
     /// Who this process is.
@@ -170,6 +179,7 @@ impl LogFollower {
         self.inner.started.store(true, Ordering::Release);
         let follower = tokio::spawn(follow(
             engine,
+            Arc::clone(&self.inner.realm_cache),
             self.inner.db.clone(),
             Arc::clone(&self.inner.wake),
             Arc::clone(&self.inner.delivered),
@@ -408,9 +418,15 @@ async fn read_entries(db: &Db, from: i64, limit: i64) -> ActionResult<Vec<(i64, 
 }
 
 /// The follower task: delivers every new entry, in order, whenever woken.
-async fn follow(engine: Engine, db: Db, wake: Arc<Notify>, delivered: Arc<watch::Sender<i64>>) {
+async fn follow(
+    engine: Engine,
+    realm_cache: Arc<crate::realm_cache::RealmCache>,
+    db: Db,
+    wake: Arc<Notify>,
+    delivered: Arc<watch::Sender<i64>>,
+) {
     loop {
-        catch_up(&engine, &db, &delivered).await;
+        catch_up(&engine, &realm_cache, &db, &delivered).await;
         tokio::select! {
             _ = wake.notified() => {}
             _ = tokio::time::sleep(FALLBACK_POLL) => {}
@@ -419,7 +435,12 @@ async fn follow(engine: Engine, db: Db, wake: Arc<Notify>, delivered: Arc<watch:
 }
 
 /// Delivers everything after the engine's position.
-async fn catch_up(engine: &Engine, db: &Db, delivered: &watch::Sender<i64>) {
+async fn catch_up(
+    engine: &Engine,
+    realm_cache: &crate::realm_cache::RealmCache,
+    db: &Db,
+    delivered: &watch::Sender<i64>,
+) {
     loop {
         let from = engine.position();
         let batch = match read_entries(db, from, BATCH).await {
@@ -445,6 +466,9 @@ async fn catch_up(engine: &Engine, db: &Db, delivered: &watch::Sender<i64>) {
         }
         let full = batch.len() as i64 >= BATCH;
         for (seq, events) in &batch {
+            // Before the queues get it: a client that sees the event and asks again finds the
+            // change applied.
+            realm_cache.note_delivered(events);
             engine.deliver_logged(*seq, events);
         }
         metrics::counter!("parley_event_log_entries_delivered_total").increment(batch.len() as u64);

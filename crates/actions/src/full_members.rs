@@ -30,6 +30,7 @@ pub(crate) fn move_cutoff(
 ) -> ActionResult<usize> {
     let threshold = groups::waiting_period_threshold(conn)?;
     let cutoff = full_member_cutoff(threshold, now);
+    crate::realm_cache::changing();
     match cutoff {
         Some(at) => realms::set_permission(conn, FULL_MEMBER_CUTOFF, &at.to_string())?,
         None => realms::set_permission(conn, FULL_MEMBER_CUTOFF, "")?,

@@ -229,26 +229,25 @@ pub async fn get_invites(ctx: &Context, caller: User) -> ActionResult<Vec<Value>
         return Err(RequestError::guests_not_allowed().into());
     }
     let ctx2 = ctx.clone();
-    ctx.db
-        .run(move |conn| {
-            let only = if caller.role.is_admin() {
-                None
-            } else {
-                Some(caller.id)
-            };
-            let at = now();
-            let mut list: Vec<Value> = email_invites::usable(conn, only, at)?
+    ctx.run(move |conn| {
+        let only = if caller.role.is_admin() {
+            None
+        } else {
+            Some(caller.id)
+        };
+        let at = now();
+        let mut list: Vec<Value> = email_invites::usable(conn, only, at)?
+            .iter()
+            .map(email_invite_json)
+            .collect();
+        list.extend(
+            invites::usable(conn, only, at)?
                 .iter()
-                .map(email_invite_json)
-                .collect();
-            list.extend(
-                invites::usable(conn, only, at)?
-                    .iter()
-                    .map(|i| invite_json(&ctx2, i)),
-            );
-            Ok::<_, ActionError>(list)
-        })
-        .await
+                .map(|i| invite_json(&ctx2, i)),
+        );
+        Ok::<_, ActionError>(list)
+    })
+    .await
 }
 
 /// `POST /invites`, as parsed.
@@ -335,7 +334,6 @@ async fn send_mail(ctx: &Context, mails: Vec<Mail>) {
 
 async fn realm_name(ctx: &Context) -> ActionResult<String> {
     let realm = ctx
-        .db
         .run(|conn| Ok::<_, ActionError>(parley_storage::realms::get(conn)?))
         .await?;
     Ok(realm.map(|r| r.name).unwrap_or_default())
@@ -520,7 +518,6 @@ pub async fn do_resend_email_invite(ctx: &Context, caller: User, id: i64) -> Act
     let name = realm_name(ctx).await?;
     let ctx2 = ctx.clone();
     let mail = ctx
-        .db
         .run(move |conn| {
             let invite = managed_email_invite(conn, &caller, id)?;
             if LinkState::of(false, invite.link.expiry_date, now()) != LinkState::Valid {

@@ -48,6 +48,7 @@ pub mod publish;
 pub mod push_devices;
 pub mod rate_limit;
 pub mod reactions;
+pub mod realm_cache;
 pub mod realm_emoji;
 pub mod realm_settings;
 pub mod register;

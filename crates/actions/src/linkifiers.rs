@@ -33,7 +33,7 @@ fn unique_as_duplicate<T>(result: Result<T, StorageError>) -> ActionResult<T> {
 
 /// `GET /realm/linkifiers`: every linkifier in processing order; any user may read them.
 pub async fn get_linkifiers(ctx: &Context) -> ActionResult<Vec<parley_wire::realm::Linkifier>> {
-    Ok(ctx.db.run(crate::present::realm::linkifiers).await?)
+    Ok(ctx.run(crate::present::realm::linkifiers).await?)
 }
 
 /// `POST /realm/filters`: an administrator adds a linkifier, processed after the existing ones;
@@ -50,6 +50,7 @@ pub async fn do_add_linkifier(
         if pattern_taken(conn, &pattern, None)? {
             return Err(duplicate_pattern().into());
         }
+        crate::realm_cache::changing();
         let id = unique_as_duplicate(linkifiers::insert(conn, &pattern, &url_template))?;
         events.push(linkifiers_changed(conn)?);
         Ok(id)
@@ -75,6 +76,7 @@ pub async fn do_update_linkifier(
         if pattern_taken(conn, &pattern, Some(id))? {
             return Err(duplicate_pattern().into());
         }
+        crate::realm_cache::changing();
         unique_as_duplicate(linkifiers::update(conn, id, &pattern, &url_template))?;
         events.push(linkifiers_changed(conn)?);
         Ok(())
@@ -86,6 +88,7 @@ pub async fn do_update_linkifier(
 pub async fn do_remove_linkifier(ctx: &Context, caller: &User, id: i64) -> ActionResult<()> {
     check_is_admin(caller)?;
     ctx.write(move |conn, events| {
+        crate::realm_cache::changing();
         if !linkifiers::delete(conn, id)? {
             return Err(not_found().into());
         }
@@ -110,6 +113,7 @@ pub async fn do_reorder_linkifiers(
         if existing.is_empty() {
             return Ok(());
         }
+        crate::realm_cache::changing();
         linkifiers::reorder(conn, &ordered_ids)?;
         events.push(linkifiers_changed(conn)?);
         Ok(())

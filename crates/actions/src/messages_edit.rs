@@ -903,64 +903,62 @@ pub async fn message_history(
     id: MessageId,
     allow_empty_topic_name: bool,
 ) -> ActionResult<Vec<Value>> {
-    ctx.db
-        .run(move |conn| {
-            let policy = policy::load(conn)?;
-            let message =
-                accessible_message(conn, &policy, &user, id)?.ok_or_else(invalid_message)?;
-            let row = message.row;
-            let shown = |topic: &str| {
-                if topic.is_empty() && !allow_empty_topic_name {
-                    parley_domain::message::EMPTY_TOPIC_DISPLAY_NAME.to_owned()
-                } else {
-                    topic.to_owned()
-                }
-            };
-            let entries: Vec<Value> = row
-                .edit_history
-                .as_deref()
-                .and_then(|h| serde_json::from_str(h).ok())
-                .unwrap_or_default();
-            let mut content = row.content.clone();
-            let mut rendered = row.rendered_content.clone();
-            let mut topic = row.topic.clone();
-            let mut snapshots = Vec::new();
-            for entry in &entries {
-                let mut snapshot = json!({
-                    "content": content, "rendered_content": rendered, "topic": shown(&topic),
-                    "timestamp": entry["timestamp"], "user_id": entry["user_id"],
-                });
-                if let Some(prev) = entry.get("prev_content").and_then(Value::as_str) {
-                    let prev_rendered = entry["prev_rendered_content"]
-                        .as_str()
-                        .unwrap_or_default()
-                        .to_owned();
-                    snapshot["prev_content"] = json!(prev);
-                    snapshot["prev_rendered_content"] = json!(prev_rendered);
-                    snapshot["content_html_diff"] =
-                        json!(parley_markdown::html_diff::highlight_html_differences(
-                            &prev_rendered,
-                            &rendered
-                        ));
-                    content = prev.to_owned();
-                    rendered = prev_rendered;
-                }
-                if let Some(prev) = entry.get("prev_topic").and_then(Value::as_str) {
-                    snapshot["prev_topic"] = json!(shown(prev));
-                    topic = prev.to_owned();
-                }
-                if entry.get("prev_stream").is_some() {
-                    snapshot["prev_stream"] = entry["prev_stream"].clone();
-                    snapshot["stream"] = entry["stream"].clone();
-                }
-                snapshots.push(snapshot);
+    ctx.run(move |conn| {
+        let policy = policy::load(conn)?;
+        let message = accessible_message(conn, &policy, &user, id)?.ok_or_else(invalid_message)?;
+        let row = message.row;
+        let shown = |topic: &str| {
+            if topic.is_empty() && !allow_empty_topic_name {
+                parley_domain::message::EMPTY_TOPIC_DISPLAY_NAME.to_owned()
+            } else {
+                topic.to_owned()
             }
-            snapshots.push(json!({
+        };
+        let entries: Vec<Value> = row
+            .edit_history
+            .as_deref()
+            .and_then(|h| serde_json::from_str(h).ok())
+            .unwrap_or_default();
+        let mut content = row.content.clone();
+        let mut rendered = row.rendered_content.clone();
+        let mut topic = row.topic.clone();
+        let mut snapshots = Vec::new();
+        for entry in &entries {
+            let mut snapshot = json!({
                 "content": content, "rendered_content": rendered, "topic": shown(&topic),
-                "timestamp": row.date_sent, "user_id": row.sender_id,
-            }));
-            snapshots.reverse();
-            Ok(snapshots)
-        })
-        .await
+                "timestamp": entry["timestamp"], "user_id": entry["user_id"],
+            });
+            if let Some(prev) = entry.get("prev_content").and_then(Value::as_str) {
+                let prev_rendered = entry["prev_rendered_content"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned();
+                snapshot["prev_content"] = json!(prev);
+                snapshot["prev_rendered_content"] = json!(prev_rendered);
+                snapshot["content_html_diff"] =
+                    json!(parley_markdown::html_diff::highlight_html_differences(
+                        &prev_rendered,
+                        &rendered
+                    ));
+                content = prev.to_owned();
+                rendered = prev_rendered;
+            }
+            if let Some(prev) = entry.get("prev_topic").and_then(Value::as_str) {
+                snapshot["prev_topic"] = json!(shown(prev));
+                topic = prev.to_owned();
+            }
+            if entry.get("prev_stream").is_some() {
+                snapshot["prev_stream"] = entry["prev_stream"].clone();
+                snapshot["stream"] = entry["stream"].clone();
+            }
+            snapshots.push(snapshot);
+        }
+        snapshots.push(json!({
+            "content": content, "rendered_content": rendered, "topic": shown(&topic),
+            "timestamp": row.date_sent, "user_id": row.sender_id,
+        }));
+        snapshots.reverse();
+        Ok(snapshots)
+    })
+    .await
 }

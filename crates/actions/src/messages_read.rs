@@ -564,21 +564,20 @@ pub async fn get_messages(
 ) -> ActionResult<Map<String, Value>> {
     check_query(&query)?;
     let ctx2 = ctx.clone();
-    ctx.db
-        .run(move |conn| {
-            let page = select_page(&ctx2, conn, &reader, &query)?;
-            let mut records = present(&ctx2, conn, &reader, &page.messages, query.presentation)?;
-            highlight_matches(&mut records, &page.messages, &query.narrow);
-            let mut out = Map::new();
-            out.insert("anchor".into(), page.anchor.into());
-            out.insert("found_anchor".into(), page.found_anchor.into());
-            out.insert("found_oldest".into(), page.found_oldest.into());
-            out.insert("found_newest".into(), page.found_newest.into());
-            out.insert("history_limited".into(), false.into());
-            out.insert("messages".into(), Value::Array(records));
-            Ok(out)
-        })
-        .await
+    ctx.run(move |conn| {
+        let page = select_page(&ctx2, conn, &reader, &query)?;
+        let mut records = present(&ctx2, conn, &reader, &page.messages, query.presentation)?;
+        highlight_matches(&mut records, &page.messages, &query.narrow);
+        let mut out = Map::new();
+        out.insert("anchor".into(), page.anchor.into());
+        out.insert("found_anchor".into(), page.found_anchor.into());
+        out.insert("found_oldest".into(), page.found_oldest.into());
+        out.insert("found_newest".into(), page.found_newest.into());
+        out.insert("history_limited".into(), false.into());
+        out.insert("messages".into(), Value::Array(records));
+        Ok(out)
+    })
+    .await
 }
 
 /// The IDs of the messages a query selects.
@@ -589,16 +588,15 @@ pub async fn select_ids(
 ) -> ActionResult<SelectedIds> {
     check_query(&query)?;
     let ctx2 = ctx.clone();
-    ctx.db
-        .run(move |conn| {
-            let page = select_page(&ctx2, conn, &reader, &query)?;
-            Ok(SelectedIds {
-                ids: page.messages.iter().map(|m| MessageId(m.row.id)).collect(),
-                found_oldest: page.found_oldest,
-                found_newest: page.found_newest,
-            })
+    ctx.run(move |conn| {
+        let page = select_page(&ctx2, conn, &reader, &query)?;
+        Ok(SelectedIds {
+            ids: page.messages.iter().map(|m| MessageId(m.row.id)).collect(),
+            found_oldest: page.found_oldest,
+            found_newest: page.found_newest,
         })
-        .await
+    })
+    .await
 }
 
 /// `GET /users/me/{stream_id}/topics`: the channel's topics the reader may see, newest first,
@@ -609,34 +607,33 @@ pub async fn channel_topics(
     channel: ChannelId,
     allow_empty_topic_name: bool,
 ) -> ActionResult<Vec<Value>> {
-    ctx.db
-        .run(move |conn| {
-            let policy = policy::load(conn)?;
-            let (found, subscribed) =
-                crate::access::access_channel_by_id(conn, &policy, &reader, channel)?;
-            let history = if history_readable(&policy, &reader, &found, subscribed) {
-                vec![channel]
-            } else {
-                Vec::new()
-            };
-            let audience = Audience {
-                reader: reader.id,
-                history_channels: history,
-            };
-            let rows = messages::topics(conn, &audience, channel)?;
-            Ok(rows
-                .into_iter()
-                .map(|(name, max_id)| {
-                    let name = if name.is_empty() && !allow_empty_topic_name {
-                        EMPTY_TOPIC_DISPLAY_NAME.to_owned()
-                    } else {
-                        name
-                    };
-                    json!({"name": name, "max_id": max_id})
-                })
-                .collect())
-        })
-        .await
+    ctx.run(move |conn| {
+        let policy = policy::load(conn)?;
+        let (found, subscribed) =
+            crate::access::access_channel_by_id(conn, &policy, &reader, channel)?;
+        let history = if history_readable(&policy, &reader, &found, subscribed) {
+            vec![channel]
+        } else {
+            Vec::new()
+        };
+        let audience = Audience {
+            reader: reader.id,
+            history_channels: history,
+        };
+        let rows = messages::topics(conn, &audience, channel)?;
+        Ok(rows
+            .into_iter()
+            .map(|(name, max_id)| {
+                let name = if name.is_empty() && !allow_empty_topic_name {
+                    EMPTY_TOPIC_DISPLAY_NAME.to_owned()
+                } else {
+                    name
+                };
+                json!({"name": name, "max_id": max_id})
+            })
+            .collect())
+    })
+    .await
 }
 
 /// `GET /messages/{message_id}`: one message and its raw content.
@@ -647,25 +644,24 @@ pub async fn get_message(
     presentation: Presentation,
 ) -> ActionResult<Map<String, Value>> {
     let ctx2 = ctx.clone();
-    ctx.db
-        .run(move |conn| {
-            let policy = policy::load(conn)?;
-            let message =
-                accessible_message(conn, &policy, &reader, id)?.ok_or_else(invalid_message)?;
-            let raw = message.row.content.clone();
-            let mut records = present(
-                &ctx2,
-                conn,
-                &reader,
-                std::slice::from_ref(&message),
-                presentation,
-            )?;
-            let mut out = Map::new();
-            out.insert("message".into(), records.pop().unwrap_or(Value::Null));
-            out.insert("raw_content".into(), raw.into());
-            Ok(out)
-        })
-        .await
+    ctx.run(move |conn| {
+        let policy = policy::load(conn)?;
+        let message =
+            accessible_message(conn, &policy, &reader, id)?.ok_or_else(invalid_message)?;
+        let raw = message.row.content.clone();
+        let mut records = present(
+            &ctx2,
+            conn,
+            &reader,
+            std::slice::from_ref(&message),
+            presentation,
+        )?;
+        let mut out = Map::new();
+        out.insert("message".into(), records.pop().unwrap_or(Value::Null));
+        out.insert("raw_content".into(), raw.into());
+        Ok(out)
+    })
+    .await
 }
 
 /// The message records a reader receives (see [`crate::present::messages::messages`]).
@@ -692,27 +688,26 @@ pub async fn matches_narrow(
     narrow: Vec<NarrowTerm>,
 ) -> ActionResult<Map<String, Value>> {
     let ctx2 = ctx.clone();
-    ctx.db
-        .run(move |conn| {
-            let policy = policy::load(conn)?;
-            let resolved = resolve_narrow(&ctx2, conn, &policy, &reader, &narrow)?;
-            let audience = Audience {
-                reader: reader.id,
-                history_channels: Vec::new(),
-            };
-            let found = messages::by_ids_for(conn, &audience, &ids, &resolved.conditions)?;
-            let terms = search_terms(&narrow);
-            let mut out = Map::new();
-            for message in found {
-                let (content, subject) = match_fields(&message, terms.as_ref());
-                out.insert(
-                    message.row.id.to_string(),
-                    json!({"match_content": content, "match_subject": subject}),
-                );
-            }
-            Ok(out)
-        })
-        .await
+    ctx.run(move |conn| {
+        let policy = policy::load(conn)?;
+        let resolved = resolve_narrow(&ctx2, conn, &policy, &reader, &narrow)?;
+        let audience = Audience {
+            reader: reader.id,
+            history_channels: Vec::new(),
+        };
+        let found = messages::by_ids_for(conn, &audience, &ids, &resolved.conditions)?;
+        let terms = search_terms(&narrow);
+        let mut out = Map::new();
+        for message in found {
+            let (content, subject) = match_fields(&message, terms.as_ref());
+            out.insert(
+                message.row.id.to_string(),
+                json!({"match_content": content, "match_subject": subject}),
+            );
+        }
+        Ok(out)
+    })
+    .await
 }
 
 /// The words of a narrow's (not negated) `search` terms, if it has any.
@@ -777,24 +772,23 @@ pub async fn read_receipts(
     reader: User,
     id: MessageId,
 ) -> ActionResult<Vec<UserId>> {
-    ctx.db
-        .run(move |conn| {
-            let policy = policy::load(conn)?;
-            let message =
-                accessible_message(conn, &policy, &reader, id)?.ok_or_else(invalid_message)?;
-            let sender = UserId(message.row.sender_id);
-            let readers = messages::readers(conn, id)?;
-            let active: HashSet<UserId> = users::by_ids(conn, &readers)?
-                .into_iter()
-                .filter(|u| u.is_active)
-                .map(|u| u.id)
-                .collect();
-            Ok(readers
-                .into_iter()
-                .filter(|u| *u != sender && active.contains(u))
-                .collect())
-        })
-        .await
+    ctx.run(move |conn| {
+        let policy = policy::load(conn)?;
+        let message =
+            accessible_message(conn, &policy, &reader, id)?.ok_or_else(invalid_message)?;
+        let sender = UserId(message.row.sender_id);
+        let readers = messages::readers(conn, id)?;
+        let active: HashSet<UserId> = users::by_ids(conn, &readers)?
+            .into_iter()
+            .filter(|u| u.is_active)
+            .map(|u| u.id)
+            .collect();
+        Ok(readers
+            .into_iter()
+            .filter(|u| *u != sender && active.contains(u))
+            .collect())
+    })
+    .await
 }
 
 /// `GET /messages` with `message_ids`: exactly these messages, those the reader may see and the
@@ -807,35 +801,34 @@ pub async fn get_messages_by_ids(
     presentation: Presentation,
 ) -> ActionResult<Map<String, Value>> {
     let ctx2 = ctx.clone();
-    ctx.db
-        .run(move |conn| {
-            let policy = policy::load(conn)?;
-            let resolved = resolve_narrow(&ctx2, conn, &policy, &reader, &narrow)?;
-            let mut history = Vec::new();
-            for id in &ids {
-                if let Some(found) = accessible_message(conn, &policy, &reader, *id)? {
-                    if let Some(channel) = found.row.channel_id {
-                        history.push(ChannelId(channel));
-                    }
+    ctx.run(move |conn| {
+        let policy = policy::load(conn)?;
+        let resolved = resolve_narrow(&ctx2, conn, &policy, &reader, &narrow)?;
+        let mut history = Vec::new();
+        for id in &ids {
+            if let Some(found) = accessible_message(conn, &policy, &reader, *id)? {
+                if let Some(channel) = found.row.channel_id {
+                    history.push(ChannelId(channel));
                 }
             }
-            history.sort();
-            history.dedup();
-            // Only channels whose history the reader may read reach this list.
-            let audience = Audience {
-                reader: reader.id,
-                history_channels: history,
-            };
-            let found = messages::by_ids_for(conn, &audience, &ids, &resolved.conditions)?;
-            let mut records = present(&ctx2, conn, &reader, &found, presentation)?;
-            highlight_matches(&mut records, &found, &narrow);
-            let mut out = Map::new();
-            out.insert("found_anchor".into(), false.into());
-            out.insert("found_oldest".into(), false.into());
-            out.insert("found_newest".into(), false.into());
-            out.insert("history_limited".into(), false.into());
-            out.insert("messages".into(), Value::Array(records));
-            Ok(out)
-        })
-        .await
+        }
+        history.sort();
+        history.dedup();
+        // Only channels whose history the reader may read reach this list.
+        let audience = Audience {
+            reader: reader.id,
+            history_channels: history,
+        };
+        let found = messages::by_ids_for(conn, &audience, &ids, &resolved.conditions)?;
+        let mut records = present(&ctx2, conn, &reader, &found, presentation)?;
+        highlight_matches(&mut records, &found, &narrow);
+        let mut out = Map::new();
+        out.insert("found_anchor".into(), false.into());
+        out.insert("found_oldest".into(), false.into());
+        out.insert("found_newest".into(), false.into());
+        out.insert("history_limited".into(), false.into());
+        out.insert("messages".into(), Value::Array(records));
+        Ok(out)
+    })
+    .await
 }

@@ -227,16 +227,15 @@ pub async fn do_send_message(
     // transaction, so that SQLite's one writer is never held while Markdown is rendered.
     let rendered = {
         let (url, camo, content) = (ctx.realm.url.clone(), ctx.camo.clone(), content.clone());
-        ctx.db
-            .run(move |conn| {
-                Ok::<_, ActionError>(rendering::render_message(
-                    conn,
-                    &url,
-                    camo.as_ref(),
-                    &content,
-                ))
-            })
-            .await?
+        ctx.run(move |conn| {
+            Ok::<_, ActionError>(rendering::render_message(
+                conn,
+                &url,
+                camo.as_ref(),
+                &content,
+            ))
+        })
+        .await?
     };
     let ctx2 = ctx.clone();
     ctx.write(move |conn, events| {

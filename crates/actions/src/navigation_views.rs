@@ -39,7 +39,7 @@ fn list(conn: &mut DbConn, user: &User) -> ActionResult<Vec<WireView>> {
 
 /// `GET /navigation_views`: the caller's views, in the order they were added.
 pub async fn get_navigation_views(ctx: &Context, user: User) -> ActionResult<Vec<WireView>> {
-    ctx.db.run(move |conn| list(conn, &user)).await
+    ctx.run(move |conn| list(conn, &user)).await
 }
 
 /// `POST /navigation_views`: adds a view (or the settings of a built-in one). Built-in views

@@ -16,17 +16,16 @@ pub async fn do_set_password(ctx: &Context, email: &str, password: &str) -> Acti
     let email = normalize_email(email, "email")?;
     crate::users::check_password(password)?;
     let hash = secrets::hash_password(password).map_err(ActionError::Internal)?;
-    ctx.db
-        .transaction(move |conn| {
-            let user = users::by_delivery_email(conn, &email)?.ok_or_else(|| {
-                ActionError::from(RequestError::invalid_param(
-                    "email",
-                    format!("No user has the address {email}"),
-                ))
-            })?;
-            users::set_password_hash(conn, user.id, &hash)?;
-            crate::sessions::end_sessions(conn, user.id, None)?;
-            Ok(user)
-        })
-        .await
+    ctx.transaction(move |conn| {
+        let user = users::by_delivery_email(conn, &email)?.ok_or_else(|| {
+            ActionError::from(RequestError::invalid_param(
+                "email",
+                format!("No user has the address {email}"),
+            ))
+        })?;
+        users::set_password_hash(conn, user.id, &hash)?;
+        crate::sessions::end_sessions(conn, user.id, None)?;
+        Ok(user)
+    })
+    .await
 }

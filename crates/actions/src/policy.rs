@@ -3,6 +3,7 @@
 use parley_domain::groups::GroupGraph;
 use parley_domain::realm::RealmPolicy;
 use parley_storage::{groups, realms, DbConn, StorageError};
+use std::sync::Arc;
 
 /// Groups and organization policy as of one transaction.
 #[derive(Debug, Clone)]
@@ -13,10 +14,26 @@ pub struct Policy {
     pub realm: RealmPolicy,
 }
 
-/// Loads the groups and the organization policy.
-pub fn load(conn: &mut DbConn) -> Result<Policy, StorageError> {
+/// The groups and the organization policy: from the organization cache inside an action
+/// (`crate::realm_cache`), else from the database.
+pub fn load(conn: &mut DbConn) -> Result<Arc<Policy>, StorageError> {
+    crate::realm_cache::policy(conn)
+}
+
+/// Reads the groups and the organization policy from the database; also answers whether they
+/// may be cached: not while full membership is computed from the clock (a waiting period with
+/// no announced cutoff yet), which changes without an event.
+pub(crate) fn load_uncached(conn: &mut DbConn) -> Result<(Policy, bool), StorageError> {
     let groups = groups::graph(conn)?;
     let stored = realms::permissions(conn)?;
+    let threshold =
+        parley_domain::realm_settings::stored_or_default("waiting_period_threshold", &stored)
+            .as_i64()
+            .unwrap_or(0);
+    let announced = stored
+        .get(groups::FULL_MEMBER_CUTOFF)
+        .is_some_and(|text| text.parse::<i64>().is_ok());
+    let cacheable = threshold <= 0 || announced;
     let realm = RealmPolicy::from_stored(&stored, &groups);
-    Ok(Policy { groups, realm })
+    Ok((Policy { groups, realm }, cacheable))
 }

@@ -116,7 +116,6 @@ async fn record(
 ) -> ActionResult<()> {
     let id = user.id;
     let current = ctx
-        .db
         .run(move |conn| Ok::<_, ActionError>(stored::of_user(conn, id)?))
         .await?;
     if plan_update(current.map(|r| r.times), status, now)
@@ -236,7 +235,7 @@ pub async fn update_presence(
     let (now, server_timestamp) = clock();
     let sharing = {
         let user = user.clone();
-        ctx.db.run(move |conn| shares_presence(conn, &user)).await?
+        ctx.run(move |conn| shares_presence(conn, &user)).await?
     };
     if sharing {
         record(ctx, &user, status, now, server_timestamp).await?;
@@ -256,7 +255,6 @@ pub async fn update_presence(
         };
         let host = ctx.realm.host.clone();
         let (presences, last_update_id) = ctx
-            .db
             .run(move |conn| presences(conn, &host, &user, query))
             .await?;
         out.insert("presences".into(), Value::Object(presences));
@@ -278,7 +276,6 @@ pub async fn realm_presence(ctx: &Context, viewer: User) -> ActionResult<Map<Str
         now,
     };
     let (presences, _) = ctx
-        .db
         .run(move |conn| presences(conn, &host, &viewer, query))
         .await?;
     let mut out = Map::new();
@@ -297,40 +294,36 @@ pub async fn user_presence(
 ) -> ActionResult<Value> {
     let (now, _) = clock();
     let host = ctx.realm.host.clone();
-    ctx.db
-        .run(move |conn| {
-            let label = match &target {
-                UserRef::Id(id) => id.0.to_string(),
-                UserRef::Email(email) => email.clone(),
-            };
-            let found = match &target {
-                UserRef::Id(id) => users::by_id(conn, *id)?,
-                UserRef::Email(email) => user_by_any_email(conn, email, &host)?
-                    .filter(|(user, matched)| {
-                        *matched == AddressMatch::Api
-                            || can_access_delivery_email(Some(&viewer), user)
-                    })
-                    .map(|(user, _)| user),
-            };
-            let target = found
-                .filter(|u| u.is_active)
-                .ok_or_else(|| RequestError::bad_request("No such user"))?;
-            if target.is_bot() {
-                return Err(
-                    RequestError::bad_request("Presence is not supported for bot users.").into(),
-                );
-            }
-            let visible = target.id == viewer.id || shares_presence(conn, &target)?;
-            let row = stored::of_user(conn, target.id)?
-                .filter(|_| visible)
-                .ok_or_else(|| {
-                    RequestError::bad_request(format!("No presence data for {label}"))
-                })?;
-            Ok::<_, ActionError>(if slim_presence {
-                presence::modern(&row.times, target.date_joined)
-            } else {
-                presence::legacy_for_one_user(&row.times, target.date_joined, now)
-            })
+    ctx.run(move |conn| {
+        let label = match &target {
+            UserRef::Id(id) => id.0.to_string(),
+            UserRef::Email(email) => email.clone(),
+        };
+        let found = match &target {
+            UserRef::Id(id) => users::by_id(conn, *id)?,
+            UserRef::Email(email) => user_by_any_email(conn, email, &host)?
+                .filter(|(user, matched)| {
+                    *matched == AddressMatch::Api || can_access_delivery_email(Some(&viewer), user)
+                })
+                .map(|(user, _)| user),
+        };
+        let target = found
+            .filter(|u| u.is_active)
+            .ok_or_else(|| RequestError::bad_request("No such user"))?;
+        if target.is_bot() {
+            return Err(
+                RequestError::bad_request("Presence is not supported for bot users.").into(),
+            );
+        }
+        let visible = target.id == viewer.id || shares_presence(conn, &target)?;
+        let row = stored::of_user(conn, target.id)?
+            .filter(|_| visible)
+            .ok_or_else(|| RequestError::bad_request(format!("No presence data for {label}")))?;
+        Ok::<_, ActionError>(if slim_presence {
+            presence::modern(&row.times, target.date_joined)
+        } else {
+            presence::legacy_for_one_user(&row.times, target.date_joined, now)
         })
-        .await
+    })
+    .await
 }

@@ -22,7 +22,7 @@ const MAX_SUMMARY_FIELDS: usize = 2;
 
 /// `GET /realm/profile_fields`: every field definition in display order.
 pub async fn list_profile_fields(ctx: &Context) -> ActionResult<Vec<CustomProfileField>> {
-    Ok(ctx.db.run(crate::present::realm::profile_fields).await?)
+    Ok(ctx.run(crate::present::realm::profile_fields).await?)
 }
 
 /// A new field definition as requested.

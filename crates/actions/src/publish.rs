@@ -25,6 +25,8 @@ pub struct EventHub {
     gate: RwLock<()>,
     /// The event log this process follows, when events go through the database.
     log: Option<LogFollower>,
+    /// The organization cache, invalidated by the events delivered here.
+    realm_cache: Arc<crate::realm_cache::RealmCache>,
 }
 
 impl EventHub {
@@ -35,6 +37,7 @@ impl EventHub {
             bus,
             gate: RwLock::new(()),
             log: None,
+            realm_cache: Arc::default(),
         }
     }
 
@@ -50,9 +53,11 @@ impl EventHub {
     pub fn logged(config: EngineConfig, db: parley_storage::Db, node: NodeIdentity) -> Self {
         let engine = Engine::new(config);
         let bus = Arc::new(InProcessBus::new(engine.clone()));
-        let log = LogFollower::new(engine.clone(), db, node);
+        let realm_cache = Arc::<crate::realm_cache::RealmCache>::default();
+        let log = LogFollower::new(engine.clone(), db, node).with_realm_cache(realm_cache.clone());
         EventHub {
             log: Some(log),
+            realm_cache,
             ..EventHub::new(engine, bus)
         }
     }
@@ -81,6 +86,11 @@ impl EventHub {
         self.log.as_ref()
     }
 
+    /// The organization cache of this process (`crate::realm_cache`).
+    pub fn realm_cache(&self) -> &Arc<crate::realm_cache::RealmCache> {
+        &self.realm_cache
+    }
+
     /// The queues of this process.
     pub fn engine(&self) -> &Engine {
         &self.engine
@@ -107,6 +117,7 @@ impl EventHub {
     /// Hands events to the bus.
     pub(crate) fn publish(&self, events: Vec<Event>) {
         if !events.is_empty() {
+            self.realm_cache.note_delivered(&events);
             self.bus.publish(events);
         }
     }
@@ -169,6 +180,7 @@ pub struct Events(pub(crate) Vec<Event>);
 impl Events {
     /// Adds an event.
     pub fn push(&mut self, event: Event) {
+        crate::realm_cache::note_recorded(&event);
         self.0.push(event);
     }
 }

@@ -58,8 +58,7 @@ pub async fn do_register_push_device(
 /// A user's stored registrations (for the push service and tests).
 pub async fn get_push_devices(ctx: &Context, user: User) -> ActionResult<Vec<PushDevice>> {
     let id = user.id;
-    ctx.db
-        .run(move |conn| Ok(push_devices::of_user(conn, id)?))
+    ctx.run(move |conn| Ok(push_devices::of_user(conn, id)?))
         .await
 }
 
@@ -123,8 +122,7 @@ pub async fn do_remove_push_token(
 /// A user's legacy push tokens (for tests and the push service).
 pub async fn get_push_tokens(ctx: &Context, user: User) -> ActionResult<Vec<PushToken>> {
     let id = user.id;
-    ctx.db
-        .run(move |conn| Ok(push_devices::tokens_of(conn, id, None)?))
+    ctx.run(move |conn| Ok(push_devices::tokens_of(conn, id, None)?))
         .await
 }
 
@@ -143,7 +141,6 @@ fn base_payload(ctx: &Context, realm_id: i64, realm_name: &str, user: &User) -> 
 /// The organization's ID and name.
 async fn realm_identity(ctx: &Context) -> ActionResult<(i64, String)> {
     let realm = ctx
-        .db
         .run(|conn| Ok::<_, crate::error::ActionError>(parley_storage::realms::get(conn)?))
         .await?;
     Ok(realm.map(|r| (r.id, r.name)).unwrap_or_default())
@@ -166,7 +163,6 @@ pub async fn send_test_notification(
     let id = user.id;
     let wanted = token.clone();
     let devices = ctx
-        .db
         .run(move |conn| {
             Ok::<_, crate::error::ActionError>(push_devices::tokens_of(
                 conn,

@@ -25,7 +25,7 @@ fn all_json(conn: &mut DbConn) -> ActionResult<RealmEmojiMap> {
 
 /// `GET /realm/emoji`: every custom emoji, active or deactivated, keyed by ID.
 pub async fn get_realm_emoji(ctx: &Context) -> ActionResult<RealmEmojiMap> {
-    ctx.db.run(all_json).await
+    ctx.run(all_json).await
 }
 
 /// `POST /realm/emoji/{emoji_name}`: adds a custom emoji with this image. The name is checked
@@ -74,8 +74,10 @@ pub async fn do_add_realm_emoji(
             sniff_image(&bytes).ok_or_else(|| RequestError::bad_request("Invalid image format"))?;
         let still = decoded.clone().map_err(RequestError::bad_request)?;
         let realm = realm_id(conn)?;
+        crate::realm_cache::changing();
         let id = realm_emoji::insert(conn, &name, still.is_some(), user.id)?;
         let file_name = format!("{id}.{}", image_extension(kind));
+        crate::realm_cache::changing();
         realm_emoji::set_file_name(conn, id, &file_name)?;
         // This closure runs on a blocking thread; a failed write rolls the row back.
         let store = |path: String, data: &[u8]| {
@@ -141,6 +143,7 @@ pub async fn do_remove_realm_emoji(ctx: &Context, user: User, name: String) -> A
             )
             .into());
         }
+        crate::realm_cache::changing();
         realm_emoji::deactivate(conn, emoji.id)?;
         events.push(realm_emoji_updated(all_json(conn)?));
         Ok(())
@@ -177,7 +180,6 @@ pub async fn emoji_image(ctx: &Context, realm: i64, file: &str) -> ActionResult<
         .parse()
         .map_err(|_| not_found())?;
     let emoji = ctx
-        .db
         .run(move |conn| Ok::<_, crate::error::ActionError>(realm_emoji::by_id(conn, id)?))
         .await?
         .filter(|e| e.is_animated)
@@ -191,7 +193,7 @@ pub async fn emoji_image(ctx: &Context, realm: i64, file: &str) -> ActionResult<
 /// The active custom emoji of this name, if any (a name alone in a reaction or status means
 /// the custom emoji first, as in the reference).
 pub fn active_by_name(conn: &mut DbConn, name: &str) -> ActionResult<Option<RealmEmojiRow>> {
-    Ok(realm_emoji::active_by_name(conn, name)?)
+    Ok(crate::realm_cache::active_emoji_by_name(conn, name)?)
 }
 
 /// Checks a `realm_emoji` reference (`code` is the emoji's ID) as the reference server does:
@@ -200,7 +202,7 @@ pub fn check_custom_emoji(conn: &mut DbConn, name: &str, code: &str) -> ActionRe
     let emoji = code
         .parse::<i64>()
         .ok()
-        .map(|id| realm_emoji::by_id(conn, id))
+        .map(|id| crate::realm_cache::emoji_by_id(conn, id))
         .transpose()?
         .flatten()
         .ok_or_else(|| RequestError::bad_request("Invalid custom emoji."))?;

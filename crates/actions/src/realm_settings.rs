@@ -116,6 +116,7 @@ pub async fn do_update_realm(
             }
             let text = serde_json::to_string(&new)
                 .map_err(|e| crate::ActionError::Internal(e.to_string()))?;
+            crate::realm_cache::changing();
             realms::set_permission(conn, name, &text)?;
             let value = serde_json::to_value(&new)
                 .map_err(|e| crate::ActionError::Internal(e.to_string()))?;
@@ -153,6 +154,7 @@ fn check_channel(conn: &mut DbConn, spec: &RealmSetting, value: &Value) -> Actio
 }
 
 fn store(conn: &mut DbConn, spec: &RealmSetting, value: &Value) -> ActionResult<()> {
+    crate::realm_cache::changing();
     match (spec.storage, spec.name) {
         (Storage::RealmRow, "name") => realms::set_name(conn, value.as_str().unwrap_or_default())?,
         (Storage::RealmRow, "description") => {

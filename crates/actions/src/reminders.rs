@@ -117,7 +117,7 @@ pub async fn do_create_reminder(
 
 /// `GET /reminders`: the caller's unsent reminders, by delivery time.
 pub async fn get_reminders(ctx: &Context, user: User) -> ActionResult<Vec<Reminder>> {
-    ctx.db.run(move |conn| snapshot(conn, &user)).await
+    ctx.run(move |conn| snapshot(conn, &user)).await
 }
 
 /// `DELETE /reminders/{id}`: cancels an unsent reminder.

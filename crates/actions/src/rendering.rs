@@ -142,28 +142,27 @@ pub fn render_message(
 pub async fn preview(ctx: &crate::Context, content: String) -> crate::error::ActionResult<String> {
     let url = ctx.realm.url.clone();
     let camo = ctx.camo.clone();
-    ctx.db
-        .run(move |conn| Ok(render_message(conn, &url, camo.as_ref(), &content).html))
+    ctx.run(move |conn| Ok(render_message(conn, &url, camo.as_ref(), &content).html))
         .await
 }
 
 /// The linkifiers as the Markdown renderer takes them, in processing order. Renderers load
 /// them once per rendering (see [`DbLookup`]).
 pub fn linkifiers_for_rendering(conn: &mut DbConn) -> Result<Vec<Linkifier>, StorageError> {
-    Ok(parley_storage::linkifiers::all(conn)?
-        .into_iter()
+    Ok(crate::realm_cache::linkifiers(conn)?
+        .iter()
         .map(|l| Linkifier {
             id: l.id,
-            pattern: l.pattern,
-            url_template: l.url_template,
+            pattern: l.pattern.clone(),
+            url_template: l.url_template.clone(),
         })
         .collect())
 }
 
 /// The active custom emoji of this name, as the renderer takes it.
 fn realm_emoji_for_rendering(conn: &mut DbConn, name: &str) -> Option<RealmEmoji> {
-    let emoji = parley_storage::realm_emoji::active_by_name(conn, name).ok()??;
-    let realm = crate::present::realm::realm_id(conn).ok()?;
+    let emoji = crate::realm_cache::active_emoji_by_name(conn, name).ok()??;
+    let realm = crate::realm_cache::realm_id(conn).ok()?;
     Some(RealmEmoji {
         id: emoji.id.to_string(),
         name: emoji.name.clone(),

@@ -24,7 +24,7 @@ fn list(conn: &mut DbConn, user: &User) -> ActionResult<Vec<WireSnippet>> {
 
 /// `GET /saved_snippets`: the caller's snippets, oldest first.
 pub async fn get_saved_snippets(ctx: &Context, user: User) -> ActionResult<Vec<WireSnippet>> {
-    ctx.db.run(move |conn| list(conn, &user)).await
+    ctx.run(move |conn| list(conn, &user)).await
 }
 
 /// `POST /saved_snippets`: creates a snippet; returns its ID.

@@ -173,7 +173,7 @@ fn send_request(schedule: &Schedule) -> SendMessage {
 
 /// `GET /scheduled_messages`: the caller's unsent scheduled messages, by delivery time.
 pub async fn get_scheduled_messages(ctx: &Context, user: User) -> ActionResult<Vec<WireScheduled>> {
-    ctx.db.run(move |conn| snapshot(conn, &user)).await
+    ctx.run(move |conn| snapshot(conn, &user)).await
 }
 
 /// `POST /scheduled_messages`: checks the message as a send would and keeps it; returns its ID.

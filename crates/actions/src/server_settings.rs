@@ -51,7 +51,6 @@ pub struct ServerSettings {
 /// Builds the server settings from the organization row and the configuration.
 pub async fn get_server_settings(ctx: &Context) -> ActionResult<ServerSettings> {
     let (realm, web_public_channel) = ctx
-        .db
         .run(|conn| {
             let realm = realms::get(conn)?;
             let web_public = parley_storage::channels::all(conn)?

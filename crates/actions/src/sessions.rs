@@ -122,12 +122,11 @@ pub async fn do_start_session(ctx: &Context, user: User) -> ActionResult<NewSess
         last_used: created,
         expires: created + SESSION_LIFETIME_SECONDS,
     };
-    ctx.db
-        .transaction(move |conn| {
-            sessions::delete_expired(conn, created)?;
-            sessions::insert(conn, &session)
-        })
-        .await?;
+    ctx.transaction(move |conn| {
+        sessions::delete_expired(conn, created)?;
+        sessions::insert(conn, &session)
+    })
+    .await?;
     tracing::info!(user_id = %user.id, "signed in");
     Ok(NewSession {
         token,
@@ -148,7 +147,6 @@ pub async fn access_user_by_session(
     let key = SessionKey::of_token(&token);
     let lookup = key.clone();
     let (user, csrf_token) = ctx
-        .db
         .run(move |conn| {
             check_realm_active(conn)?;
             let session = sessions::by_hash(conn, &lookup.0)?.ok_or_else(not_logged_in)?;
@@ -180,7 +178,7 @@ pub async fn access_user_by_session(
 pub async fn do_logout(ctx: &Context, session: &ActiveSession) -> ActionResult<()> {
     let key = session.key.0.clone();
     let user = session.user.id;
-    ctx.db.run(move |conn| sessions::delete(conn, &key)).await?;
+    ctx.run(move |conn| sessions::delete(conn, &key)).await?;
     tracing::info!(user_id = %user, "signed out");
     Ok(())
 }

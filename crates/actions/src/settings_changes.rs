@@ -233,7 +233,6 @@ pub async fn do_update_settings(
             crate::users::check_password(new)?;
             let id = user.id;
             let stored_hash = ctx
-                .db
                 .run(move |conn| Ok::<_, ActionError>(users::credentials(conn, id)?))
                 .await?
                 .and_then(|c| c.password_hash);
@@ -298,7 +297,7 @@ pub fn realm_defaults(
 
 /// `GET /realm/user_settings_defaults`.
 pub async fn get_realm_defaults(ctx: &Context) -> ActionResult<Map<String, Value>> {
-    Ok(ctx.db.run(realm_defaults).await?)
+    Ok(ctx.run(realm_defaults).await?)
 }
 
 /// `PATCH /realm/user_settings_defaults`: administrators change what new users start with;

@@ -41,12 +41,11 @@ fn no_such_link() -> RequestError {
 /// The usable link with this key, or why it cannot be used: `BAD_REQUEST` saying the link does
 /// not exist, has expired or was revoked.
 pub async fn access_invitation_by_key(ctx: &Context, key: String) -> ActionResult<LinkState> {
-    ctx.db
-        .run(move |conn| {
-            let (_, state) = link_by_key(conn, &key)?.ok_or_else(no_such_link)?;
-            Ok::<_, ActionError>(state)
-        })
-        .await
+    ctx.run(move |conn| {
+        let (_, state) = link_by_key(conn, &key)?.ok_or_else(no_such_link)?;
+        Ok::<_, ActionError>(state)
+    })
+    .await
 }
 
 /// The organization's default welcome text: its `welcome_message_custom_text` setting when the
@@ -125,7 +124,6 @@ pub async fn do_accept_invitation(
 /// invitation, as the reference does.
 async fn notify_referrer(ctx: &Context, referrer: UserId, joined: &User) -> ActionResult<()> {
     let (bot, active) = ctx
-        .db
         .transaction(move |conn| {
             let bot = crate::notices::notification_bot(conn)?;
             let active = parley_storage::users::by_id(conn, referrer)?.is_some_and(|u| u.is_active);
@@ -190,6 +188,7 @@ fn join_channels_and_groups(
         })
         .collect();
     for group in joined_groups {
+        crate::realm_cache::changing();
         groups::add_members(conn, GroupId(group), &[user.id])?;
         events.push(members_changed(GroupId(group), true, &[user.id]));
     }
@@ -203,7 +202,6 @@ pub(crate) async fn send_welcome(
     text: String,
 ) -> ActionResult<parley_domain::MessageId> {
     let bot = ctx
-        .db
         .transaction(|conn| crate::notices::system_bot(conn, WELCOME_BOT_EMAIL, WELCOME_BOT_NAME))
         .await?;
     let sent = do_send_message(

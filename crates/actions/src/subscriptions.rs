@@ -405,38 +405,36 @@ pub async fn list_subscriptions(
     user: User,
     include_subscribers: bool,
 ) -> ActionResult<Vec<Subscription>> {
-    ctx.db
-        .run(move |conn| {
-            let rows: Vec<_> = subscriptions::of_user(conn, user.id)?
-                .into_iter()
-                .filter(|s| s.active)
-                .collect();
-            let ids: Vec<ChannelId> = rows.iter().map(|s| s.channel_id).collect();
-            let channels: HashMap<ChannelId, Channel> = channels::by_ids(conn, &ids)?
-                .into_iter()
-                .map(|c| (c.id, c))
-                .collect();
-            let all = subscriptions::all_subscribers(conn)?;
-            let mut out = Vec::new();
-            for row in rows {
-                let Some(channel) = channels.get(&row.channel_id) else {
-                    continue;
-                };
-                if channel.is_archived {
-                    continue;
-                }
-                let subscribers = all.get(&channel.id).cloned().unwrap_or_default();
-                let mut object =
-                    Subscription::new(channel, &row.settings, subscribers.len() as i64);
-                if include_subscribers {
-                    object.subscribers.subscribers = Some(subscribers);
-                }
-                out.push((channel.name.to_lowercase(), object));
+    ctx.run(move |conn| {
+        let rows: Vec<_> = subscriptions::of_user(conn, user.id)?
+            .into_iter()
+            .filter(|s| s.active)
+            .collect();
+        let ids: Vec<ChannelId> = rows.iter().map(|s| s.channel_id).collect();
+        let channels: HashMap<ChannelId, Channel> = channels::by_ids(conn, &ids)?
+            .into_iter()
+            .map(|c| (c.id, c))
+            .collect();
+        let all = subscriptions::all_subscribers(conn)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let Some(channel) = channels.get(&row.channel_id) else {
+                continue;
+            };
+            if channel.is_archived {
+                continue;
             }
-            out.sort_by(|a, b| a.0.cmp(&b.0));
-            Ok(out.into_iter().map(|(_, fields)| fields).collect())
-        })
-        .await
+            let subscribers = all.get(&channel.id).cloned().unwrap_or_default();
+            let mut object = Subscription::new(channel, &row.settings, subscribers.len() as i64);
+            if include_subscribers {
+                object.subscribers.subscribers = Some(subscribers);
+            }
+            out.push((channel.name.to_lowercase(), object));
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(out.into_iter().map(|(_, fields)| fields).collect())
+    })
+    .await
 }
 
 /// One change of `PATCH /users/me/subscriptions/properties`.
@@ -575,14 +573,13 @@ pub async fn subscription_status(
     target: UserId,
     channel: ChannelId,
 ) -> ActionResult<bool> {
-    ctx.db
-        .run(move |conn| {
-            let policy = policy::load(conn)?;
-            users::by_id(conn, target)?.ok_or_else(|| RequestError::bad_request("No such user"))?;
-            access_channel_by_id(conn, &policy, &caller, channel)?;
-            Ok(subscriptions::is_subscribed(conn, target, channel)?)
-        })
-        .await
+    ctx.run(move |conn| {
+        let policy = policy::load(conn)?;
+        users::by_id(conn, target)?.ok_or_else(|| RequestError::bad_request("No such user"))?;
+        access_channel_by_id(conn, &policy, &caller, channel)?;
+        Ok(subscriptions::is_subscribed(conn, target, channel)?)
+    })
+    .await
 }
 
 /// Subscribes a new user to the default channels; the others who see those channels get

@@ -170,51 +170,50 @@ pub async fn send_typing(ctx: &Context, sender: User, request: TypingRequest) ->
             .topic
             .ok_or_else(|| RequestError::bad_request("Missing topic").with("var_name", "topic"))?;
         let topic = normalize_topic(&raw_topic, "topic")?;
-        ctx.db
-            .run(move |conn| {
-                if !flag(conn, &sender, "send_stream_typing_notifications")? {
-                    return Err(disabled("channel"));
-                }
-                let policy = policy::load(conn)?;
-                let (channel, subscribed) =
-                    crate::access::access_channel_by_id(conn, &policy, &sender, channel_id)?;
-                if channel.is_archived
-                    || !can_access_channel_content(&sender, &channel, subscribed, &policy.groups)
-                {
-                    return Err(RequestError::bad_request(format!(
-                        "Not authorized to send to channel '{}'",
-                        channel.name
-                    ))
-                    .into());
-                }
-                if !policy
-                    .groups
-                    .setting_contains(&channel.permissions.can_send_message_group, &sender)
-                {
-                    return Err(RequestError::bad_request(
-                        "You do not have permission to post in this channel.",
-                    )
-                    .into());
-                }
-                let audience = channel_receivers(conn, channel.id)?;
-                let event = TypingEvent {
-                    op: op.as_str(),
-                    message_type: "stream",
-                    sender: user_ref(&sender, &host),
-                    recipients: None,
-                    stream_id: Some(channel.id),
-                    topic: Some(topic),
-                };
-                Ok::<_, ActionError>(Event::to_users(
-                    audience,
-                    Body::by_capability(
-                        Capability::StreamTypingNotifications,
-                        channel_typing_body(event),
-                        None,
-                    ),
+        ctx.run(move |conn| {
+            if !flag(conn, &sender, "send_stream_typing_notifications")? {
+                return Err(disabled("channel"));
+            }
+            let policy = policy::load(conn)?;
+            let (channel, subscribed) =
+                crate::access::access_channel_by_id(conn, &policy, &sender, channel_id)?;
+            if channel.is_archived
+                || !can_access_channel_content(&sender, &channel, subscribed, &policy.groups)
+            {
+                return Err(RequestError::bad_request(format!(
+                    "Not authorized to send to channel '{}'",
+                    channel.name
                 ))
-            })
-            .await?
+                .into());
+            }
+            if !policy
+                .groups
+                .setting_contains(&channel.permissions.can_send_message_group, &sender)
+            {
+                return Err(RequestError::bad_request(
+                    "You do not have permission to post in this channel.",
+                )
+                .into());
+            }
+            let audience = channel_receivers(conn, channel.id)?;
+            let event = TypingEvent {
+                op: op.as_str(),
+                message_type: "stream",
+                sender: user_ref(&sender, &host),
+                recipients: None,
+                stream_id: Some(channel.id),
+                topic: Some(topic),
+            };
+            Ok::<_, ActionError>(Event::to_users(
+                audience,
+                Body::by_capability(
+                    Capability::StreamTypingNotifications,
+                    channel_typing_body(event),
+                    None,
+                ),
+            ))
+        })
+        .await?
     } else {
         let mut ids = request.to.ok_or_else(|| {
             RequestError::bad_request("Missing 'to' argument").with("var_name", "to")
@@ -231,34 +230,33 @@ pub async fn send_typing(ctx: &Context, sender: User, request: TypingRequest) ->
             seen.push(*id);
             new
         });
-        ctx.db
-            .run(move |conn| {
-                if !flag(conn, &sender, "send_private_typing_notifications")? {
-                    return Err(disabled("direct"));
-                }
-                let found = users::by_ids(conn, &ids)?;
-                let mut recipients: Vec<&User> = Vec::with_capacity(ids.len());
-                for id in &ids {
-                    // Every ID must name a user: a partial list would point at another
-                    // conversation. Deactivated users stay in the list (it identifies the
-                    // conversation) but are not notified.
-                    let user = found.iter().find(|u| u.id == *id).ok_or_else(|| {
-                        RequestError::bad_request(format!("Invalid user ID {}", id.0))
-                    })?;
-                    recipients.push(user);
-                }
-                let event = wire::Event::Typing(TypingEvent {
-                    op: op.as_str(),
-                    message_type: "direct",
-                    sender: user_ref(&sender, &host),
-                    recipients: Some(recipients.iter().map(|u| user_ref(u, &host)).collect()),
-                    stream_id: None,
-                    topic: None,
-                });
-                let audience = receivers(conn, recipients.iter().copied())?;
-                Ok::<_, ActionError>(to_users(audience, event))
-            })
-            .await?
+        ctx.run(move |conn| {
+            if !flag(conn, &sender, "send_private_typing_notifications")? {
+                return Err(disabled("direct"));
+            }
+            let found = users::by_ids(conn, &ids)?;
+            let mut recipients: Vec<&User> = Vec::with_capacity(ids.len());
+            for id in &ids {
+                // Every ID must name a user: a partial list would point at another
+                // conversation. Deactivated users stay in the list (it identifies the
+                // conversation) but are not notified.
+                let user = found.iter().find(|u| u.id == *id).ok_or_else(|| {
+                    RequestError::bad_request(format!("Invalid user ID {}", id.0))
+                })?;
+                recipients.push(user);
+            }
+            let event = wire::Event::Typing(TypingEvent {
+                op: op.as_str(),
+                message_type: "direct",
+                sender: user_ref(&sender, &host),
+                recipients: Some(recipients.iter().map(|u| user_ref(u, &host)).collect()),
+                stream_id: None,
+                topic: None,
+            });
+            let audience = receivers(conn, recipients.iter().copied())?;
+            Ok::<_, ActionError>(to_users(audience, event))
+        })
+        .await?
     };
     publish(ctx, vec![event]).await;
     Ok(())
@@ -274,7 +272,6 @@ pub async fn send_edit_typing(
 ) -> ActionResult<()> {
     let op = TypingOp::parse(&op)?;
     let event = ctx
-        .db
         .run(move |conn| {
             let policy = policy::load(conn)?;
             let message = accessible_message(conn, &policy, &user, message_id)?

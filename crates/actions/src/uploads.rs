@@ -176,7 +176,7 @@ pub async fn begin_upload(
     filename: &str,
     declared_type: Option<&str>,
 ) -> ActionResult<IncomingUpload> {
-    let realm = ctx.db.run(realm_id).await?;
+    let realm = ctx.run(realm_id).await?;
     let name = sanitize_filename(filename);
     let (hex, random) = {
         let mut rng = rand::rngs::OsRng;
@@ -477,15 +477,14 @@ async fn access_attachment(ctx: &Context, user: &User, path: &str) -> ActionResu
     }
     let user = user.clone();
     let path = path.to_owned();
-    ctx.db
-        .run(move |conn| {
-            let attachment = attachments::by_path(conn, &path)?.ok_or_else(file_not_found)?;
-            if !may_read(conn, &user, &attachment)? {
-                return Err(not_authorized());
-            }
-            Ok(attachment)
-        })
-        .await
+    ctx.run(move |conn| {
+        let attachment = attachments::by_path(conn, &path)?.ok_or_else(file_not_found)?;
+        if !may_read(conn, &user, &attachment)? {
+            return Err(not_authorized());
+        }
+        Ok(attachment)
+    })
+    .await
 }
 
 async fn read_file(ctx: &Context, attachment: Attachment) -> ActionResult<ServedFile> {
@@ -519,7 +518,6 @@ pub async fn access_thumbnail(
     let format = parse_format(format_name).ok_or_else(file_not_found)?;
     let id = attachment.id;
     let image = ctx
-        .db
         .run(move |conn| Ok::<_, ActionError>(image_attachments::of_attachment(conn, id)?))
         .await?
         .ok_or_else(file_not_found)?;
@@ -591,7 +589,6 @@ pub async fn legacy_thumbnail(
 /// handed out before a restart still work after it.
 async fn url_key(ctx: &Context) -> ActionResult<Vec<u8>> {
     let stored = ctx
-        .db
         .run(|conn| -> ActionResult<_> {
             Ok(parley_storage::realms::stored_url_signing_key(conn)?)
         })
@@ -600,11 +597,10 @@ async fn url_key(ctx: &Context) -> ActionResult<Vec<u8>> {
         Some(key) => key,
         None => {
             let generated = hex::encode(rand::rngs::OsRng.gen::<[u8; 32]>());
-            ctx.db
-                .transaction(move |conn| -> ActionResult<_> {
-                    Ok(parley_storage::realms::url_signing_key(conn, &generated)?)
-                })
-                .await?
+            ctx.transaction(move |conn| -> ActionResult<_> {
+                Ok(parley_storage::realms::url_signing_key(conn, &generated)?)
+            })
+            .await?
         }
     };
     hex::decode(text.trim())
@@ -662,7 +658,6 @@ pub async fn access_temporary(ctx: &Context, token: &str) -> ActionResult<Served
     }
     let path = path.to_owned();
     let attachment = ctx
-        .db
         .run(move |conn| attachments::by_path(conn, &path)?.ok_or_else(file_not_found))
         .await?;
     read_file(ctx, attachment).await
@@ -748,13 +743,12 @@ pub async fn get_attachments(
     ctx: &Context,
     user: User,
 ) -> ActionResult<(Vec<WireAttachment>, i64)> {
-    ctx.db
-        .run(move |conn| {
-            let list = attachments::of_owner(conn, user.id)?;
-            let json = with_messages(conn, &list)?;
-            Ok((json, attachments::space_used(conn)?))
-        })
-        .await
+    ctx.run(move |conn| {
+        let list = attachments::of_owner(conn, user.id)?;
+        let json = with_messages(conn, &list)?;
+        Ok((json, attachments::space_used(conn)?))
+    })
+    .await
 }
 
 /// `DELETE /attachments/{attachment_id}`: deletes an attachment of the caller and its file
@@ -818,7 +812,6 @@ pub async fn delete_unclaimed_uploads(ctx: &Context, cutoff: i64) -> ActionResul
     let mut deleted = 0;
     loop {
         let batch = ctx
-            .db
             .run(move |conn| {
                 Ok::<_, ActionError>(attachments::unclaimed_before(
                     conn,

@@ -263,6 +263,7 @@ fn insert_group(
     creator: UserId,
     settings: &GroupSettings,
 ) -> ActionResult<GroupId> {
+    crate::realm_cache::changing();
     match groups::insert_user_group(
         conn,
         name,
@@ -318,13 +319,15 @@ pub async fn do_create_user_group(
         let settings = GroupSettings::with_defaults(&given, &policy.groups, Some(user.id), false);
         let id = insert_group(conn, &name, &new.description, user.id, &settings)?;
         let member_ids: Vec<UserId> = members.iter().map(|u| u.id).collect();
+        crate::realm_cache::changing();
         groups::add_members(conn, id, &member_ids)?;
         let row = groups::row(conn, id)?.ok_or_else(invalid_group)?;
         let everyone = active_users(conn)?;
-        let graph = policy::load(conn)?.groups;
-        events.push(group_added(group_json(&row, &graph, &everyone)));
+        let graph = &policy::load(conn)?.groups;
+        events.push(group_added(group_json(&row, graph, &everyone)));
         if !new.subgroups.is_empty() {
-            let subgroups = groups_by_ids(&graph, &new.subgroups, "subgroups", true)?;
+            let subgroups = groups_by_ids(graph, &new.subgroups, "subgroups", true)?;
+            crate::realm_cache::changing();
             groups::add_subgroups(conn, id, &subgroups)?;
             events.push(subgroups_changed(id, true, &subgroups));
         }
@@ -340,17 +343,16 @@ pub async fn get_user_groups(
     include_deactivated_groups: bool,
 ) -> ActionResult<Vec<parley_wire::UserGroup>> {
     require_member_or_admin(&user)?;
-    ctx.db
-        .run(move |conn| {
-            let graph = groups::graph(conn)?;
-            let everyone = users::all(conn)?;
-            Ok(groups::rows(conn)?
-                .iter()
-                .filter(|row| include_deactivated_groups || !row.deactivated)
-                .map(|row| group_json(row, &graph, &everyone))
-                .collect())
-        })
-        .await
+    ctx.run(move |conn| {
+        let graph = groups::graph(conn)?;
+        let everyone = users::all(conn)?;
+        Ok(groups::rows(conn)?
+            .iter()
+            .filter(|row| include_deactivated_groups || !row.deactivated)
+            .map(|row| group_json(row, &graph, &everyone))
+            .collect())
+    })
+    .await
 }
 
 /// A group setting in `PATCH /user_groups/{id}`: its name, the new value and the value the
@@ -401,6 +403,7 @@ pub async fn do_update_user_group(
             access_for_update(conn, &policy, &user, id, GroupAction::Manage, true)?;
         if let Some(name) = update.name.filter(|n| *n != row.name) {
             let name = check_group_name(&name)?.to_owned();
+            crate::realm_cache::changing();
             match groups::set_name(conn, id, &name) {
                 Err(StorageError::UniqueViolation(_)) => return Err(group_exists(&name).into()),
                 other => other?,
@@ -410,17 +413,19 @@ pub async fn do_update_user_group(
             events.push(group_updated(id, data, row.deactivated));
         }
         if let Some(description) = update.description.filter(|d| *d != row.description) {
+            crate::realm_cache::changing();
             groups::set_description(conn, id, &description)?;
             let mut data = Map::new();
             data.insert("description".into(), json!(description));
             events.push(group_updated(id, data, row.deactivated));
         }
         if update.deactivated == Some(false) && row.deactivated {
+            crate::realm_cache::changing();
             groups::set_deactivated(conn, id, false)?;
             let row = groups::row(conn, id)?.ok_or_else(invalid_group)?;
             let everyone = active_users(conn)?;
-            let graph = policy::load(conn)?.groups;
-            events.push(group_reactivated(id, group_json(&row, &graph, &everyone)));
+            let graph = &policy::load(conn)?.groups;
+            events.push(group_reactivated(id, group_json(&row, graph, &everyone)));
         }
         let active: HashSet<UserId> = active_users(conn)?.iter().map(|u| u.id).collect();
         let mut changed = false;
@@ -455,6 +460,7 @@ pub async fn do_update_user_group(
             events.push(group_updated(id, data, row.deactivated));
         }
         if changed {
+            crate::realm_cache::changing();
             groups::set_settings(conn, id, &stored_settings(&settings))?;
         }
         Ok(())
@@ -536,6 +542,7 @@ pub async fn do_deactivate_user_group(ctx: &Context, user: User, id: GroupId) ->
             .with("objections", Value::Array(objections))
             .into());
         }
+        crate::realm_cache::changing();
         groups::set_deactivated(conn, id, true)?;
         events.push(group_deactivated(id));
         Ok(())
@@ -653,6 +660,7 @@ fn add_members(
         .into());
     }
     let member_ids: Vec<UserId> = members.iter().map(|u| u.id).collect();
+    crate::realm_cache::changing();
     groups::add_members(conn, id, &member_ids)?;
     events.push(members_changed(id, true, &member_ids));
     notify_membership(ctx, conn, events, user, &members, &row.name, true)?;
@@ -685,6 +693,7 @@ fn remove_members(
         .into());
     }
     let member_ids: Vec<UserId> = members.iter().map(|u| u.id).collect();
+    crate::realm_cache::changing();
     groups::remove_members(conn, id, &member_ids)?;
     events.push(members_changed(id, false, &member_ids));
     notify_membership(ctx, conn, events, user, &members, &row.name, false)?;
@@ -730,6 +739,7 @@ fn add_subgroups(
         )
         .into());
     }
+    crate::realm_cache::changing();
     groups::add_subgroups(conn, id, &subgroups)?;
     events.push(subgroups_changed(id, true, &subgroups));
     Ok(())
@@ -760,6 +770,7 @@ fn remove_subgroups(
         )
         .into());
     }
+    crate::realm_cache::changing();
     groups::remove_subgroups(conn, id, &subgroups)?;
     events.push(subgroups_changed(id, false, &subgroups));
     Ok(())
@@ -876,12 +887,11 @@ pub async fn get_user_group_members(
     direct_member_only: bool,
 ) -> ActionResult<Vec<UserId>> {
     require_member_or_admin(&user)?;
-    ctx.db
-        .run(move |conn| {
-            access_to_read(conn, id)?;
-            member_ids(conn, id, direct_member_only)
-        })
-        .await
+    ctx.run(move |conn| {
+        access_to_read(conn, id)?;
+        member_ids(conn, id, direct_member_only)
+    })
+    .await
 }
 
 /// `GET /user_groups/{id}/members/{user_id}`: whether a user is in the group.
@@ -893,17 +903,16 @@ pub async fn is_user_group_member(
     direct_member_only: bool,
 ) -> ActionResult<bool> {
     require_member_or_admin(&user)?;
-    ctx.db
-        .run(move |conn| {
-            access_to_read(conn, id)?;
-            let target = users::by_id(conn, target)?
-                .ok_or_else(|| RequestError::bad_request("No such user"))?;
-            if !target.is_active {
-                return Err(RequestError::bad_request("User is deactivated").into());
-            }
-            Ok(member_ids(conn, id, direct_member_only)?.contains(&target.id))
-        })
-        .await
+    ctx.run(move |conn| {
+        access_to_read(conn, id)?;
+        let target =
+            users::by_id(conn, target)?.ok_or_else(|| RequestError::bad_request("No such user"))?;
+        if !target.is_active {
+            return Err(RequestError::bad_request("User is deactivated").into());
+        }
+        Ok(member_ids(conn, id, direct_member_only)?.contains(&target.id))
+    })
+    .await
 }
 
 /// `GET /user_groups/{id}/subgroups`: the group's subgroups (direct only when asked), ascending.
@@ -914,31 +923,30 @@ pub async fn get_user_group_subgroups(
     direct_subgroup_only: bool,
 ) -> ActionResult<Vec<GroupId>> {
     require_member_or_admin(&user)?;
-    ctx.db
-        .run(move |conn| {
-            access_to_read(conn, id)?;
-            let graph = groups::graph(conn)?;
-            if direct_subgroup_only {
-                let everyone = users::all(conn)?;
-                return Ok(direct_members_and_subgroups(&graph, id, &everyone).1);
-            }
-            let mut all = recursive_subgroups(&graph, id);
-            if graph.system.contains_key(&id) {
-                // System groups nest by role rather than by stored subgroups.
-                let everyone = users::all(conn)?;
-                let mut next = direct_members_and_subgroups(&graph, id, &everyone).1;
-                while let Some(g) = next.pop() {
-                    if !all.contains(&g) {
-                        all.push(g);
-                        next.extend(direct_members_and_subgroups(&graph, g, &everyone).1);
-                    }
+    ctx.run(move |conn| {
+        access_to_read(conn, id)?;
+        let graph = groups::graph(conn)?;
+        if direct_subgroup_only {
+            let everyone = users::all(conn)?;
+            return Ok(direct_members_and_subgroups(&graph, id, &everyone).1);
+        }
+        let mut all = recursive_subgroups(&graph, id);
+        if graph.system.contains_key(&id) {
+            // System groups nest by role rather than by stored subgroups.
+            let everyone = users::all(conn)?;
+            let mut next = direct_members_and_subgroups(&graph, id, &everyone).1;
+            while let Some(g) = next.pop() {
+                if !all.contains(&g) {
+                    all.push(g);
+                    next.extend(direct_members_and_subgroups(&graph, g, &everyone).1);
                 }
             }
-            all.retain(|g| *g != id);
-            all.sort();
-            Ok(all)
-        })
-        .await
+        }
+        all.retain(|g| *g != id);
+        all.sort();
+        Ok(all)
+    })
+    .await
 }
 
 /// The names of the user group settings, for the API layer's parameter parsing.

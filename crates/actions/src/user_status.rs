@@ -133,14 +133,13 @@ pub async fn get_user_status(
     _viewer: User,
     target: UserId,
 ) -> ActionResult<Map<String, Value>> {
-    ctx.db
-        .run(move |conn| {
-            let target = access_target(conn, target)?;
-            Ok(stored::get(conn, target.id)?
-                .map(|s| status_object(&s))
-                .unwrap_or_default())
-        })
-        .await
+    ctx.run(move |conn| {
+        let target = access_target(conn, target)?;
+        Ok(stored::get(conn, target.id)?
+            .map(|s| status_object(&s))
+            .unwrap_or_default())
+    })
+    .await
 }
 
 /// The snapshot's `user_status`: user ID (as a string) → status, for active people with one.

@@ -167,28 +167,26 @@ pub async fn get_users(
     options: UserOptions,
 ) -> ActionResult<Vec<wire::User>> {
     let ctx2 = ctx.clone();
-    ctx.db
-        .run(move |conn| {
-            let targets = match &user_ids {
-                None => users::all(conn)?,
-                Some(ids) => {
-                    let found = users::by_ids(conn, ids)?;
-                    if let Some(missing) = ids.iter().find(|id| !found.iter().any(|u| u.id == **id))
-                    {
-                        return Err(RequestError::invalid_param(
-                            "user_ids",
-                            format!("Invalid user ID: {missing}"),
-                        )
-                        .into());
-                    }
-                    found
+    ctx.run(move |conn| {
+        let targets = match &user_ids {
+            None => users::all(conn)?,
+            Some(ids) => {
+                let found = users::by_ids(conn, ids)?;
+                if let Some(missing) = ids.iter().find(|id| !found.iter().any(|u| u.id == **id)) {
+                    return Err(RequestError::invalid_param(
+                        "user_ids",
+                        format!("Invalid user ID: {missing}"),
+                    )
+                    .into());
                 }
-            };
-            Ok(present::users::records(
-                &ctx2, conn, &viewer, targets, options,
-            )?)
-        })
-        .await
+                found
+            }
+        };
+        Ok(present::users::records(
+            &ctx2, conn, &viewer, targets, options,
+        )?)
+    })
+    .await
 }
 
 /// Which user a path names: a numeric ID or an email address.
@@ -209,16 +207,15 @@ pub async fn access_user(
     options: UserOptions,
 ) -> ActionResult<wire::User> {
     let ctx2 = ctx.clone();
-    ctx.db
-        .run(move |conn| {
-            let target = user_by_ref(conn, &viewer, &target, &ctx2.realm.host)?;
-            let record = present::users::records(&ctx2, conn, &viewer, vec![target], options)?;
-            record
-                .into_iter()
-                .next()
-                .ok_or_else(|| ActionError::Internal("user record vanished".into()))
-        })
-        .await
+    ctx.run(move |conn| {
+        let target = user_by_ref(conn, &viewer, &target, &ctx2.realm.host)?;
+        let record = present::users::records(&ctx2, conn, &viewer, vec![target], options)?;
+        record
+            .into_iter()
+            .next()
+            .ok_or_else(|| ActionError::Internal("user record vanished".into()))
+    })
+    .await
 }
 
 /// The user a path names, as `viewer` may find them: an address the viewer may not see finds
@@ -250,7 +247,6 @@ pub async fn get_own_user(ctx: &Context, me: User) -> ActionResult<OwnUser> {
     let id = me.id;
     let user = access_user(ctx, me, UserRef::Id(id), options).await?;
     let max = ctx
-        .db
         .run(move |conn| parley_storage::messages::max_id_for(conn, id))
         .await?;
     Ok(OwnUser::new(user, max.unwrap_or(-1)))

@@ -28,7 +28,7 @@ pub fn icon_url(ctx: &Context) -> String {
 
 /// The organization, for the login and sign-up pages.
 pub async fn organization(ctx: &Context) -> ActionResult<Organization> {
-    let realm = ctx.db.run(realms::get).await?;
+    let realm = ctx.run(realms::get).await?;
     let (name, description) = realm.map(|r| (r.name, r.description)).unwrap_or_default();
     Ok(Organization {
         name,
@@ -40,7 +40,7 @@ pub async fn organization(ctx: &Context) -> ActionResult<Organization> {
 
 /// The page params of the shell a signed-in browser gets at `GET /`.
 pub async fn page_params(ctx: &Context, session: &ActiveSession) -> ActionResult<PageParams> {
-    let realm = ctx.db.run(realms::get).await?;
+    let realm = ctx.run(realms::get).await?;
     let user = &session.user;
     Ok(PageParams {
         csrf_token: session.csrf_token.clone(),

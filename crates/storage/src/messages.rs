@@ -419,6 +419,65 @@ fn matching(audience: &Audience, conditions: &[Condition]) -> (SqlBuilder, &'sta
     (sql, order)
 }
 
+/// On SQLite, a narrow with `search:` read from the full-text index in ID order: the FTS5 table
+/// drives the query (its doclists are kept in rowid order, so `rowid <= anchor ORDER BY rowid
+/// DESC` walks them from the anchor), each match is joined to the reader's row and the message
+/// by primary key, and the `LIMIT` stops the walk once a page is found. Nothing is ranked and
+/// the match set is never materialized or sorted: the cost is the matches walked (about the
+/// page divided by the share of matches the reader may see), not every match. The generic
+/// form (`m.id IN (SELECT rowid …)`) builds the whole match set first.
+///
+/// None (use [`matching`]) on PostgreSQL, whose planner chooses between the GIN index and an
+/// ID-ordered scan by its statistics, and when the search is not a plain condition of the
+/// narrow.
+fn matching_by_search(
+    conn: &DbConn,
+    audience: &Audience,
+    conditions: &[Condition],
+) -> Option<(SqlBuilder, &'static str)> {
+    if !matches!(conn, DbConn::Sqlite(_)) {
+        return None;
+    }
+    let (position, text) = conditions.iter().enumerate().find_map(|(i, c)| match c {
+        Condition::Search(text) => Some((i, text)),
+        _ => None,
+    })?;
+    let query = crate::sql::fts5_query(text);
+    if query.is_empty() {
+        return None;
+    }
+    let mut sql = SqlBuilder::new();
+    if audience.history_channels.is_empty() {
+        sql.push(&format!(
+            "SELECT {COLUMNS} FROM messages_fts CROSS JOIN user_messages um \
+             ON um.message_id = messages_fts.rowid AND um.user_id = "
+        ))
+        .bind(Bind::Int(audience.reader.0))
+        .push(" CROSS JOIN messages m ON m.id = messages_fts.rowid WHERE messages_fts MATCH ")
+        .bind(Bind::Text(query));
+    } else {
+        sql.push(&format!(
+            "SELECT {COLUMNS} FROM messages_fts CROSS JOIN messages m \
+             ON m.id = messages_fts.rowid LEFT JOIN user_messages um \
+             ON um.message_id = m.id AND um.user_id = "
+        ))
+        .bind(Bind::Int(audience.reader.0))
+        .push(" WHERE messages_fts MATCH ")
+        .bind(Bind::Text(query));
+        sql.push(&format!(
+            " AND (um.user_id IS NOT NULL OR m.channel_id IN ({}))",
+            id_list(audience.history_channels.iter().map(|c| c.0))
+        ));
+    }
+    for (i, condition) in conditions.iter().enumerate() {
+        if i != position {
+            sql.push(" AND ");
+            push_condition(&mut sql, condition, false);
+        }
+    }
+    Some((sql, "messages_fts.rowid"))
+}
+
 /// Reads up to `limit` messages on one side of `anchor` that the audience may see and that
 /// match every condition; `Before` returns newest first, `After` oldest first.
 pub fn page(
@@ -433,7 +492,8 @@ pub fn page(
     if limit <= 0 {
         return Ok(Vec::new());
     }
-    let (mut sql, column) = matching(audience, conditions);
+    let (mut sql, column) = matching_by_search(conn, audience, conditions)
+        .unwrap_or_else(|| matching(audience, conditions));
     let (op, order) = match (direction, include_anchor) {
         (Direction::Before, true) => ("<=", "DESC"),
         (Direction::Before, false) => ("<", "DESC"),
@@ -483,7 +543,8 @@ pub fn first_unread(
 ) -> Result<Option<i64>, StorageError> {
     let mut all = conditions.to_vec();
     all.push(Condition::Not(Box::new(Condition::Flag(flags::READ))));
-    let (mut sql, column) = matching(audience, &all);
+    let (mut sql, column) =
+        matching_by_search(conn, audience, &all).unwrap_or_else(|| matching(audience, &all));
     sql.push(&format!(" ORDER BY {column} ASC LIMIT 1"));
     let rows: Vec<PageRow> = sql.load(conn)?;
     Ok(rows.first().map(|r| r.message.id))

@@ -43,7 +43,7 @@ enum Dialect {
 }
 
 /// An FTS5 query matching every word of `text` (each quoted, so user input is never syntax).
-fn fts5_query(text: &str) -> String {
+pub(crate) fn fts5_query(text: &str) -> String {
     text.split_whitespace()
         .map(|word| format!("\"{}\"", word.replace('"', "\"\"")))
         .collect::<Vec<_>>()

@@ -116,6 +116,8 @@ backend_test! {
             .into_iter().find(|g| g.name == "role:administrators").unwrap().id;
         app.ctx.db.run(move |c| parley_storage::realms::set_permission(c, "can_create_bots_group", &admins.to_string()))
             .await.unwrap();
+        // Written behind the server's back (no event): the organization cache is told directly.
+        app.ctx.events.realm_cache().invalidate();
         let body = app.post("/bots").as_user(&ann).param("full_name", "G bot").param("short_name", "g")
             .send().await.error(400, "BAD_REQUEST");
         assert_eq!(body["msg"], "Insufficient permission");

@@ -82,6 +82,8 @@ async fn set_group_setting(app: &TestApp, setting: &str, group: SystemGroup) {
         })
         .await
         .unwrap();
+    // Written behind the server's back (no event): the organization cache is told directly.
+    app.ctx.events.realm_cache().invalidate();
 }
 
 async fn notices_to(app: &TestApp, who: &Account) -> Vec<String> {

@@ -358,6 +358,7 @@ backend_test! {
         let body = app.post("/register").send().await.error(401, "UNAUTHORIZED");
         assert!(body["msg"].as_str().unwrap().contains("Not logged in"));
         app.ctx.db.run(|conn| parley_storage::realms::set_spectator_access(conn, true)).await.unwrap();
+        app.ctx.events.realm_cache().invalidate();
         app.create_channel(&app.owner, "open", &[&app.owner], &[("is_web_public", json!(true))]).await;
         app.create_channel(&app.owner, "closed", &[&app.owner], &[]).await;
         let s = app.post("/register").send().await.success();

@@ -27,6 +27,8 @@ async fn allow_links_for(app: &TestApp, setting: &str, group: SystemGroup) {
         })
         .await
         .unwrap();
+    // Written behind the server's back (no event): the organization cache is told directly.
+    app.ctx.events.realm_cache().invalidate();
 }
 
 async fn create_link(app: &TestApp, who: &Account, params: &[(&str, Value)]) -> Response {

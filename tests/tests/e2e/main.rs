@@ -33,6 +33,7 @@ mod presence;
 mod profile_fields;
 mod push;
 mod push_notifications;
+mod realm_cache;
 mod realm_emoji;
 mod realm_settings;
 mod requests;

@@ -61,6 +61,8 @@ async fn set_policy(app: &TestApp, name: &'static str, value: &'static str) {
         .run(move |c| parley_storage::realms::set_permission(c, name, value))
         .await
         .unwrap();
+    // Written behind the server's back (no event): the organization cache is told directly.
+    app.ctx.events.realm_cache().invalidate();
 }
 
 backend_test! {

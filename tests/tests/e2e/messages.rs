@@ -447,3 +447,56 @@ backend_test! {
         assert!(by_ids["messages"][0]["match_content"].as_str().unwrap().contains("<span class=\"highlight\">green</span>"));
     }
 }
+
+backend_test! {
+    async fn search_pages_walk_the_matches_in_id_order_from_any_anchor(app) {
+        let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
+        let bob = app.create_user("bob@parley.test", "Bob", Role::Member).await;
+        app.create_channel(&ann, "dev", &[&ann, &bob], &[]).await;
+        // Public, Bob not subscribed: read through the channel's history.
+        app.create_channel(&ann, "open", &[&ann], &[]).await;
+        let mut deploys = Vec::new();
+        let mut open_deploys = Vec::new();
+        for i in 0..30 {
+            let dev = app.send_to_channel(&ann, "dev", "t", &format!("note {i}{}", if i % 3 == 0 { " deploy" } else { "" })).await;
+            if i % 3 == 0 {
+                deploys.push(dev);
+            }
+            let open = app.send_to_channel(&ann, "open", "t", &format!("open {i}{}", if i % 5 == 0 { " deploys" } else { "" })).await;
+            if i % 5 == 0 {
+                open_deploys.push(open);
+            }
+        }
+        let page = |anchor: Value, before: i64, after: i64, narrow: Value| {
+            let app = &app;
+            let bob = &bob;
+            async move {
+                let mut r = app.get("/messages").as_user(bob)
+                    .param("num_before", before).param("num_after", after)
+                    .json_param("narrow", &narrow);
+                r = match anchor.as_str() {
+                    Some(text) => r.param("anchor", text),
+                    None => r.param("anchor", anchor.as_i64().unwrap()),
+                };
+                r.send().await.success()
+            }
+        };
+        let search = json!([["search", "deploy"]]);
+        assert_eq!(ids(&page(json!("newest"), 4, 0, search.clone()).await), deploys[6..].to_vec());
+        assert_eq!(ids(&page(json!("oldest"), 0, 3, search.clone()).await), deploys[..3].to_vec());
+        // From an ID between matches, both ways; the anchor itself only when it matches.
+        let mid = deploys[5] - 1;
+        let got = page(json!(mid), 2, 2, search.clone()).await;
+        assert_eq!(ids(&got), vec![deploys[3], deploys[4], deploys[5], deploys[6]]);
+        assert_eq!(ids(&page(json!(deploys[5]), 1, 1, search.clone()).await), deploys[4..7].to_vec());
+        let got = page(json!(deploys[0]), 0, 100, search.clone()).await;
+        assert_eq!(ids(&got), deploys);
+        assert!(got["messages"][0]["match_content"].as_str().unwrap().contains("highlight"));
+        // Unread first: every message is unread for Bob.
+        assert_eq!(ids(&page(json!("first_unread"), 0, 2, search.clone()).await), deploys[..3].to_vec());
+        // A channel Bob is not subscribed to: its history, searched (stemmed: "deploys").
+        let narrow = json!([["channel", "open"], ["search", "deploy"]]);
+        assert_eq!(ids(&page(json!("newest"), 100, 0, narrow.clone()).await), open_deploys);
+        assert_eq!(ids(&page(json!(open_deploys[2]), 1, 1, narrow).await), open_deploys[1..4].to_vec());
+    }
+}

@@ -26,6 +26,8 @@ async fn set_permission(app: &TestApp, name: &'static str, value: String) {
         .run(move |c| parley_storage::realms::set_permission(c, name, &value))
         .await
         .unwrap();
+    // Written behind the server's back (no event): the organization cache is told directly.
+    app.ctx.events.realm_cache().invalidate();
 }
 
 async fn queue(app: &TestApp, who: &Account, types: Value) -> String {

@@ -81,6 +81,8 @@ async fn set_realm_permission(app: &TestApp, name: &'static str, value: Value) {
         .run(move |c| parley_storage::realms::set_permission(c, name, &text))
         .await
         .unwrap();
+    // Written behind the server's back (no event): the organization cache is told directly.
+    app.ctx.events.realm_cache().invalidate();
 }
 
 async fn members_update(

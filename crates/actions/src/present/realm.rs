@@ -5,14 +5,14 @@ use parley_domain::realm_emoji::image_url;
 use parley_storage::attachments::Attachment;
 use parley_storage::realm_emoji::RealmEmojiRow;
 use parley_storage::StorageError;
-use parley_storage::{linkifiers, playgrounds, profile_fields, realm_emoji, realms, DbConn};
+use parley_storage::{playgrounds, profile_fields, DbConn};
 use parley_wire::realm::{
     self as wire, AttachmentMessage, CustomProfileField, Linkifier, Playground, RealmEmojiMap,
 };
 
 /// The organization's ID (1 until the organization row exists).
 pub fn realm_id(conn: &mut DbConn) -> Result<i64, StorageError> {
-    Ok(realms::get(conn)?.map_or(1, |r| r.id))
+    crate::realm_cache::realm_id(conn)
 }
 
 /// Every custom profile field definition, in display order (`GET /realm/profile_fields`, the
@@ -26,12 +26,12 @@ pub fn profile_fields(conn: &mut DbConn) -> Result<Vec<CustomProfileField>, Stor
 
 /// Every linkifier, in processing order.
 pub fn linkifiers(conn: &mut DbConn) -> Result<Vec<Linkifier>, StorageError> {
-    Ok(linkifiers::all(conn)?
-        .into_iter()
+    Ok(crate::realm_cache::linkifiers(conn)?
+        .iter()
         .map(|l| Linkifier {
             id: l.id,
-            pattern: l.pattern,
-            url_template: l.url_template,
+            pattern: l.pattern.clone(),
+            url_template: l.url_template.clone(),
         })
         .collect())
 }
@@ -72,7 +72,7 @@ pub fn realm_emoji_object(realm_id: i64, emoji: &RealmEmojiRow) -> wire::RealmEm
 /// `realm_emoji`, the `realm_emoji` event).
 pub fn realm_emoji(conn: &mut DbConn) -> Result<RealmEmojiMap, StorageError> {
     let realm = realm_id(conn)?;
-    Ok(realm_emoji::all(conn)?
+    Ok(crate::realm_cache::emoji(conn)?
         .iter()
         .map(|e| (e.id.to_string(), realm_emoji_object(realm, e)))
         .collect())

@@ -94,7 +94,6 @@ pub(crate) async fn with_bot_defaults(
     }
     let bot = user.id;
     let (all_public, channel) = ctx
-        .db
         .run(move |conn| {
             let settings = parley_storage::bots::get(conn, bot)?;
             let channel = match settings.default_events_register_stream {
@@ -126,7 +125,9 @@ pub async fn do_register(
     let request = with_bot_defaults(ctx, &user, request).await?;
     let options = queue_options(&user, &request)?;
     if let Some(log) = ctx.events.log() {
-        // The snapshot is read at a log position; the queue takes the entries after it.
+        // The snapshot is read at a log position; the queue takes the entries after it. Not
+        // through the organization cache: it may still hold data of entries this process has
+        // not delivered yet, and a load inside this older snapshot must not fill it.
         let ctx2 = ctx.clone();
         let (position, mut snapshot) = ctx
             .db
@@ -147,7 +148,6 @@ pub async fn do_register(
     let (queue_id, last_event_id) = ctx.events.engine().register(options);
     let ctx2 = ctx.clone();
     let snapshot = ctx
-        .db
         .run(move |conn| fetch_snapshot(&ctx2, conn, &user, &request))
         .await;
     let mut snapshot = match snapshot {
@@ -185,66 +185,64 @@ pub async fn do_register_spectator(
         .into());
     }
     let ctx2 = ctx.clone();
-    ctx.db
-        .run(move |conn| {
-            let realm =
-                realms::get(conn)?.ok_or_else(|| ActionError::Internal("no realm".into()))?;
-            if !realm.enable_spectator_access {
-                return Err(RequestError::new(
-                    parley_domain::ErrorCode::Unauthorized,
-                    "Not logged in: API authentication or user session required",
-                )
-                .into());
+    ctx.run(move |conn| {
+        let realm = realms::get(conn)?.ok_or_else(|| ActionError::Internal("no realm".into()))?;
+        if !realm.enable_spectator_access {
+            return Err(RequestError::new(
+                parley_domain::ErrorCode::Unauthorized,
+                "Not logged in: API authentication or user session required",
+            )
+            .into());
+        }
+        let kinds = request
+            .fetch_event_types
+            .as_ref()
+            .or(request.event_types.as_ref());
+        let wanted = Wanted(kinds.map(|list| list.iter().cloned().collect()));
+        let policy = policy::load(conn)?;
+        let stored_realm = realms::permissions(conn)?;
+        let mut out = Map::new();
+        realm_state::versions(&mut out);
+        if wanted.wants("realm") {
+            realm_state::realm_fields(&ctx2, &policy, &stored_realm, conn, &realm, &mut out)?;
+        }
+        if wanted.wants("stream") || wanted.wants("subscription") {
+            let counts = parley_storage::subscriptions::all_subscribers(conn)?;
+            let public: Vec<parley_wire::Channel> = parley_storage::channels::all(conn)?
+                .into_iter()
+                .filter(|c| c.is_web_public && !c.is_archived)
+                .map(|c| {
+                    let count = counts.get(&c.id).map_or(0, Vec::len) as i64;
+                    parley_wire::Channel::new(&c, count)
+                })
+                .collect();
+            if wanted.wants("stream") {
+                put(&mut out, "streams", &public);
             }
-            let kinds = request
-                .fetch_event_types
-                .as_ref()
-                .or(request.event_types.as_ref());
-            let wanted = Wanted(kinds.map(|list| list.iter().cloned().collect()));
-            let policy = policy::load(conn)?;
-            let stored_realm = realms::permissions(conn)?;
-            let mut out = Map::new();
-            realm_state::versions(&mut out);
-            if wanted.wants("realm") {
-                realm_state::realm_fields(&ctx2, &policy, &stored_realm, conn, &realm, &mut out)?;
+            if wanted.wants("subscription") {
+                // Spectators read web-public channels as if subscribed to them.
+                put(&mut out, "subscriptions", &public);
+                out.insert("unsubscribed".into(), Value::Array(Vec::new()));
+                out.insert("never_subscribed".into(), Value::Array(Vec::new()));
             }
-            if wanted.wants("stream") || wanted.wants("subscription") {
-                let counts = parley_storage::subscriptions::all_subscribers(conn)?;
-                let public: Vec<parley_wire::Channel> = parley_storage::channels::all(conn)?
-                    .into_iter()
-                    .filter(|c| c.is_web_public && !c.is_archived)
-                    .map(|c| {
-                        let count = counts.get(&c.id).map_or(0, Vec::len) as i64;
-                        parley_wire::Channel::new(&c, count)
-                    })
-                    .collect();
-                if wanted.wants("stream") {
-                    put(&mut out, "streams", &public);
-                }
-                if wanted.wants("subscription") {
-                    // Spectators read web-public channels as if subscribed to them.
-                    put(&mut out, "subscriptions", &public);
-                    out.insert("unsubscribed".into(), Value::Array(Vec::new()));
-                    out.insert("never_subscribed".into(), Value::Array(Vec::new()));
-                }
-            }
-            if wanted.wants("realm_user") {
-                out.insert("realm_users".into(), Value::Array(Vec::new()));
-                out.insert("realm_non_active_users".into(), Value::Array(Vec::new()));
-                out.insert("cross_realm_bots".into(), Value::Array(Vec::new()));
-            }
-            if wanted.wants("message") {
-                out.insert("max_message_id".into(), (-1).into());
-            }
-            people_state::fill_spectator(&wanted, &mut out);
-            personal_state::fill_spectator(&wanted, &mut out);
-            config_state::fill(conn, &wanted, &request, &mut out)?;
-            empty_collections(&wanted, &mut out);
-            out.insert("queue_id".into(), Value::Null);
-            out.insert("last_event_id".into(), (-1).into());
-            Ok(out)
-        })
-        .await
+        }
+        if wanted.wants("realm_user") {
+            out.insert("realm_users".into(), Value::Array(Vec::new()));
+            out.insert("realm_non_active_users".into(), Value::Array(Vec::new()));
+            out.insert("cross_realm_bots".into(), Value::Array(Vec::new()));
+        }
+        if wanted.wants("message") {
+            out.insert("max_message_id".into(), (-1).into());
+        }
+        people_state::fill_spectator(&wanted, &mut out);
+        personal_state::fill_spectator(&wanted, &mut out);
+        config_state::fill(conn, &wanted, &request, &mut out)?;
+        empty_collections(&wanted, &mut out);
+        out.insert("queue_id".into(), Value::Null);
+        out.insert("last_event_id".into(), (-1).into());
+        Ok(out)
+    })
+    .await
 }
 
 /// Reads the snapshot: the parts `fetch_event_types` (else `event_types`) asks for.

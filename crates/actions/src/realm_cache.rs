@@ -1,0 +1,424 @@
+//! The organization's policy (groups and permissions), linkifiers and custom emoji, kept in
+//! memory between requests instead of being read again by every send, edit, rendering and
+//! permission check.
+//!
+//! **Filled** on first use, by whichever action asks first, from its own connection.
+//!
+//! **Invalidated** by the events that announce a change (`realm`, `realm_user`, `user_group`,
+//! `realm_linkifiers`, `realm_emoji`, `realm_user_settings_defaults`): when a transaction
+//! records such an event, and again when such an event is delivered, whether this process
+//! committed it or another process did (from the event log, on PostgreSQL). One mechanism thus
+//! serves one process and several; another process's change applies here once its event has
+//! arrived, which is when this process's clients learn of it anyway.
+//!
+//! **Never stale after a commit.** A transaction that changes what is cached (it records one
+//! of those events, or calls [`changing`] before writing) holds a *change* from that moment
+//! until after its commit (or rollback): while any change is held nobody is served from the
+//! cache or fills it, so neither the changing transaction (which must see its own writes) nor a
+//! transaction after it in the same SQLite group commit (which sees writes not yet committed)
+//! reads old or uncommitted data. Every fill checks that the generation it read before loading
+//! is still current, so a load that raced a commit is thrown away rather than kept.
+//!
+//! The cache is reached through the action's scope (a thread-local set by [`crate::Context`]'s
+//! `write`, `run` and `transaction` around the closure they run on the blocking pool), so the
+//! ~60 places that load the policy take it from here without threading a handle through every
+//! helper. Outside a scope (start-up code, tests of helpers) everything is read from the
+//! database as before.
+
+use crate::policy::Policy;
+use parley_events::{Body, Event};
+use parley_storage::linkifiers::Linkifier;
+use parley_storage::realm_emoji::RealmEmojiRow;
+use parley_storage::{DbConn, StorageError};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// Event types whose arrival means the cached data may have changed.
+const INVALIDATING: &[&str] = &[
+    "realm",
+    "realm_user",
+    "user_group",
+    "realm_linkifiers",
+    "realm_emoji",
+    "realm_user_settings_defaults",
+];
+
+/// What is cached, valid for one generation.
+#[derive(Default)]
+struct State {
+    /// Bumped by every invalidation.
+    generation: u64,
+    /// Transactions holding a change (see the module documentation).
+    changing: usize,
+    policy: Option<Arc<Policy>>,
+    linkifiers: Option<Arc<Vec<Linkifier>>>,
+    emoji: Option<Arc<Vec<RealmEmojiRow>>>,
+    realm_id: Option<i64>,
+}
+
+/// The cache of one process (one [`crate::publish::EventHub`]); cheap to share.
+pub struct RealmCache {
+    state: Mutex<State>,
+    hits: AtomicU64,
+    misses: AtomicU64,
+    enabled: AtomicBool,
+}
+
+impl Default for RealmCache {
+    fn default() -> Self {
+        RealmCache {
+            state: Mutex::default(),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+            enabled: AtomicBool::new(true),
+        }
+    }
+}
+
+impl std::fmt::Debug for RealmCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RealmCache")
+            .field("hits", &self.hits.load(Ordering::Relaxed))
+            .field("misses", &self.misses.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+impl RealmCache {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Forgets everything cached: the next use reads the database again.
+    pub fn invalidate(&self) {
+        let mut state = self.lock();
+        invalidate(&mut state);
+    }
+
+    /// Invalidates when any of `events` announces a change of what is cached.
+    pub fn note_delivered(&self, events: &[Event]) {
+        if events.iter().any(invalidates) {
+            self.invalidate();
+        }
+    }
+
+    /// Turns the cache off (every use reads the database, as before it existed) or on again;
+    /// for measurements (`tests/benches/round_trips.rs`).
+    pub fn set_enabled(&self, enabled: bool) {
+        self.enabled.store(enabled, Ordering::Relaxed);
+        self.invalidate();
+    }
+
+    /// (hits, misses) since the process started, for tests and measurements.
+    pub fn counts(&self) -> (u64, u64) {
+        (
+            self.hits.load(Ordering::Relaxed),
+            self.misses.load(Ordering::Relaxed),
+        )
+    }
+
+    /// The cached value `pick` selects, or `load`ed from the database and kept (when `load`
+    /// says it may be kept and nothing changed meanwhile).
+    fn get<T: Clone>(
+        &self,
+        pick: impl Fn(&State) -> Option<T>,
+        keep: impl FnOnce(&mut State, T),
+        load: impl FnOnce() -> Result<(T, bool), StorageError>,
+    ) -> Result<T, StorageError> {
+        let generation = {
+            let state = self.lock();
+            if state.changing > 0 || !self.enabled.load(Ordering::Relaxed) {
+                None
+            } else if let Some(found) = pick(&state) {
+                self.hits.fetch_add(1, Ordering::Relaxed);
+                return Ok(found);
+            } else {
+                Some(state.generation)
+            }
+        };
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        let (value, cacheable) = load()?;
+        if let (Some(generation), true) = (generation, cacheable) {
+            let mut state = self.lock();
+            if state.generation == generation && state.changing == 0 {
+                keep(&mut state, value.clone());
+            }
+        }
+        Ok(value)
+    }
+
+    fn policy(&self, conn: &mut DbConn) -> Result<Arc<Policy>, StorageError> {
+        self.get(
+            |s| s.policy.clone(),
+            |s, v| s.policy = Some(v),
+            || {
+                let (policy, cacheable) = crate::policy::load_uncached(conn)?;
+                Ok((Arc::new(policy), cacheable))
+            },
+        )
+    }
+
+    fn linkifiers(&self, conn: &mut DbConn) -> Result<Arc<Vec<Linkifier>>, StorageError> {
+        self.get(
+            |s| s.linkifiers.clone(),
+            |s, v| s.linkifiers = Some(v),
+            || Ok((Arc::new(parley_storage::linkifiers::all(conn)?), true)),
+        )
+    }
+
+    fn emoji(&self, conn: &mut DbConn) -> Result<Arc<Vec<RealmEmojiRow>>, StorageError> {
+        self.get(
+            |s| s.emoji.clone(),
+            |s, v| s.emoji = Some(v),
+            || Ok((Arc::new(parley_storage::realm_emoji::all(conn)?), true)),
+        )
+    }
+
+    fn realm_id(&self, conn: &mut DbConn) -> Result<i64, StorageError> {
+        self.get(
+            |s| s.realm_id,
+            |s, v| s.realm_id = Some(v),
+            || {
+                // Before the organization exists the answer (1) is a placeholder: not kept.
+                let realm = parley_storage::realms::get(conn)?;
+                Ok((realm.as_ref().map_or(1, |r| r.id), realm.is_some()))
+            },
+        )
+    }
+
+    /// Starts a change: nothing is served or filled until the returned guard is dropped.
+    fn begin_change(self: &Arc<Self>) -> ChangeGuard {
+        let mut state = self.lock();
+        state.changing += 1;
+        invalidate(&mut state);
+        ChangeGuard {
+            cache: Arc::clone(self),
+        }
+    }
+}
+
+fn invalidate(state: &mut State) {
+    state.generation += 1;
+    state.policy = None;
+    state.linkifiers = None;
+    state.emoji = None;
+    state.realm_id = None;
+}
+
+/// Whether an event announces a change of what is cached.
+fn invalidates(event: &Event) -> bool {
+    fn announces(body: &Body) -> bool {
+        match body {
+            Body::Json(map) => map
+                .get("type")
+                .and_then(|t| t.as_str())
+                .is_some_and(|t| INVALIDATING.contains(&t)),
+            Body::ByCapability { with, without, .. } => {
+                announces(with) || without.as_deref().is_some_and(announces)
+            }
+            Body::Many(bodies) => bodies.iter().any(announces),
+            Body::Message(_) => false,
+        }
+    }
+    announces(&event.body)
+}
+
+/// A change in progress: dropped after the transaction's commit or rollback, it lets the cache
+/// be used again, from the next generation.
+struct ChangeGuard {
+    cache: Arc<RealmCache>,
+}
+
+impl Drop for ChangeGuard {
+    fn drop(&mut self) {
+        let mut state = self.cache.lock();
+        state.changing = state.changing.saturating_sub(1);
+        invalidate(&mut state);
+    }
+}
+
+/// Where a transaction keeps its change, if it makes one; created before the transaction and
+/// dropped after it ends, so the change outlives the commit.
+#[derive(Default)]
+pub(crate) struct ChangeSlot(Mutex<Option<ChangeGuard>>);
+
+struct Scope {
+    cache: Arc<RealmCache>,
+    slot: Arc<ChangeSlot>,
+}
+
+thread_local! {
+    static SCOPE: RefCell<Option<Scope>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with `cache` as the cache of the current action, changes going to `slot`.
+pub(crate) fn scoped<R>(
+    cache: &Arc<RealmCache>,
+    slot: &Arc<ChangeSlot>,
+    f: impl FnOnce() -> R,
+) -> R {
+    struct Restore(Option<Scope>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let previous = self.0.take();
+            SCOPE.with(|s| *s.borrow_mut() = previous);
+        }
+    }
+    let previous = SCOPE.with(|s| {
+        s.borrow_mut().replace(Scope {
+            cache: Arc::clone(cache),
+            slot: Arc::clone(slot),
+        })
+    });
+    let _restore = Restore(previous);
+    f()
+}
+
+fn current() -> Option<Arc<RealmCache>> {
+    SCOPE.with(|s| s.borrow().as_ref().map(|scope| Arc::clone(&scope.cache)))
+}
+
+/// Declares that the current transaction is about to change the policy, linkifiers or custom
+/// emoji: from now until after it ends, the cache is bypassed (see the module documentation).
+/// Call it before the first write; recording one of the invalidating events does it too.
+pub(crate) fn changing() {
+    SCOPE.with(|s| {
+        if let Some(scope) = s.borrow().as_ref() {
+            let mut slot = scope.slot.0.lock().unwrap_or_else(|p| p.into_inner());
+            if slot.is_none() {
+                *slot = Some(scope.cache.begin_change());
+            }
+        }
+    });
+}
+
+/// Called for every event a transaction records.
+pub(crate) fn note_recorded(event: &Event) {
+    if invalidates(event) {
+        changing();
+    }
+}
+
+/// The groups and organization policy (cached in an action's scope).
+pub(crate) fn policy(conn: &mut DbConn) -> Result<Arc<Policy>, StorageError> {
+    match current() {
+        Some(cache) => cache.policy(conn),
+        None => Ok(Arc::new(crate::policy::load_uncached(conn)?.0)),
+    }
+}
+
+/// Every linkifier in processing order (cached in an action's scope).
+pub(crate) fn linkifiers(conn: &mut DbConn) -> Result<Arc<Vec<Linkifier>>, StorageError> {
+    match current() {
+        Some(cache) => cache.linkifiers(conn),
+        None => Ok(Arc::new(parley_storage::linkifiers::all(conn)?)),
+    }
+}
+
+/// Every custom emoji, active or not, in ID order (cached in an action's scope).
+pub(crate) fn emoji(conn: &mut DbConn) -> Result<Arc<Vec<RealmEmojiRow>>, StorageError> {
+    match current() {
+        Some(cache) => cache.emoji(conn),
+        None => Ok(Arc::new(parley_storage::realm_emoji::all(conn)?)),
+    }
+}
+
+/// The active custom emoji of this name (cached in an action's scope).
+pub(crate) fn active_emoji_by_name(
+    conn: &mut DbConn,
+    name: &str,
+) -> Result<Option<RealmEmojiRow>, StorageError> {
+    Ok(emoji(conn)?
+        .iter()
+        .find(|e| !e.deactivated && e.name == name)
+        .cloned())
+}
+
+/// A custom emoji by ID, active or not (cached in an action's scope).
+pub(crate) fn emoji_by_id(
+    conn: &mut DbConn,
+    id: i64,
+) -> Result<Option<RealmEmojiRow>, StorageError> {
+    Ok(emoji(conn)?.iter().find(|e| e.id == id).cloned())
+}
+
+/// The organization's ID, 1 before it exists (cached in an action's scope).
+pub(crate) fn realm_id(conn: &mut DbConn) -> Result<i64, StorageError> {
+    match current() {
+        Some(cache) => cache.realm_id(conn),
+        None => Ok(parley_storage::realms::get(conn)?.map_or(1, |r| r.id)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn recognises_invalidating_events() {
+        let e = |v| Event {
+            audience: parley_events::Audience::Everyone,
+            body: Body::json(v),
+        };
+        assert!(invalidates(&e(json!({"type": "realm_linkifiers"}))));
+        assert!(invalidates(&e(json!({"type": "realm", "op": "update"}))));
+        assert!(!invalidates(&e(json!({"type": "typing"}))));
+        let many = Event {
+            audience: parley_events::Audience::Everyone,
+            body: Body::Many(vec![Body::json(json!({"type": "user_group"}))]),
+        };
+        assert!(invalidates(&many));
+    }
+
+    #[test]
+    fn a_change_in_progress_bypasses_and_blocks_fills() {
+        let cache = Arc::new(RealmCache::default());
+        let loads = std::cell::Cell::new(0);
+        let get = |cache: &RealmCache| {
+            cache
+                .get(
+                    |s| s.realm_id,
+                    |s, v| s.realm_id = Some(v),
+                    || {
+                        loads.set(loads.get() + 1);
+                        Ok((7, true))
+                    },
+                )
+                .unwrap()
+        };
+        get(&cache);
+        get(&cache);
+        assert_eq!(loads.get(), 1, "the second use is served from the cache");
+        let guard = cache.begin_change();
+        get(&cache);
+        get(&cache);
+        assert_eq!(
+            loads.get(),
+            3,
+            "a change in progress reads the database every time"
+        );
+        drop(guard);
+        get(&cache);
+        get(&cache);
+        assert_eq!(loads.get(), 4, "after the change the cache fills again");
+    }
+
+    #[test]
+    fn a_load_that_raced_an_invalidation_is_not_kept() {
+        let cache = RealmCache::default();
+        let v = cache
+            .get(
+                |s| s.realm_id,
+                |s, v| s.realm_id = Some(v),
+                || {
+                    cache.invalidate();
+                    Ok((1, true))
+                },
+            )
+            .unwrap();
+        assert_eq!(v, 1);
+        assert!(cache.lock().realm_id.is_none());
+    }
+}
