@@ -14,11 +14,15 @@ the balancer with the official Python client and plain HTTP. Checks:
 - kill -9 of a node during a send storm: every acknowledged message is stored; clients whose
   queue was on the killed node get BAD_EVENT_QUEUE_ID and register again; the others miss
   nothing.
+- with --s3-endpoint (an S3-compatible server such as moto's): the nodes keep uploads in one
+  fresh bucket (--upload-store s3://...); a file uploaded through the balancer (a small one and
+  one larger than a multipart part) downloads through each node, and a node given a bucket that
+  does not exist refuses to start, naming it.
 
 With --redis-url the nodes keep their rate limits in that Redis (else in PostgreSQL).
 
 Usage: test_cluster.py --parley PATH --database-url postgres://... [--haproxy PATH]
-       [--zulip-term PATH] [--redis-url redis://...]
+       [--zulip-term PATH] [--redis-url redis://...] [--s3-endpoint http://127.0.0.1:PORT]
 """
 
 import argparse
@@ -250,6 +254,47 @@ def create_user(parley, database_url, data_dir, email):
     return fields["email"].strip(), fields["key"].strip()
 
 
+def s3_bucket(endpoint):
+    """A fresh bucket on the S3-compatible test server; returns the --upload-store and
+    --s3-endpoint arguments of a node using it (under the prefix `cluster`)."""
+    bucket = f"parley-cluster-{os.getpid()}-{int(time.time())}"
+    r = requests.put(f"{endpoint}/{bucket}", timeout=10)
+    r.raise_for_status()
+    return ["--upload-store", f"s3://{bucket}/cluster", "--s3-endpoint", endpoint]
+
+
+def check_uploads_on_every_node(client, site, email, key, ports):
+    """Uploads through the balancer, then downloads through each node directly."""
+    small = b"uploaded through the balancer\n"
+    # Larger than a multipart part (5 MiB): goes up in parts.
+    large = bytes((i * 7919 >> 8) & 0xFF for i in range(6 * 1024 * 1024 + 123))
+    for name, data in [("small.txt", small), ("large.bin", large)]:
+        r = requests.post(f"{site}/api/v1/user_uploads", auth=(email, key),
+                          files={"file": (name, data)}, timeout=60).json()
+        check(f"{name} uploads through the balancer", r.get("result") == "success", r)
+        url = r.get("url", "")
+        for i, port in enumerate(ports):
+            got = requests.get(f"http://127.0.0.1:{port}{url}", auth=(email, key), timeout=60)
+            check(f"{name} downloads through node {i}",
+                  got.status_code == 200 and got.content == data,
+                  (got.status_code, len(got.content), len(data)))
+
+
+def check_missing_bucket_refused(parley, database_url, work, endpoint):
+    """A node whose bucket does not exist stops at start-up and says which bucket."""
+    port = free_port()
+    out = subprocess.run(
+        [parley, "--data-dir", os.path.join(work, "nobucket"), "--bind", f"127.0.0.1:{port}",
+         "--database-url", database_url, "--upload-store", "s3://parley-no-such-bucket",
+         "--s3-endpoint", endpoint],
+        capture_output=True, text=True, timeout=60,
+        env=dict(os.environ, PARLEY_LOG="warn"),
+    )
+    check("a node with a missing bucket refuses to start, naming it",
+          out.returncode != 0 and "s3://parley-no-such-bucket" in out.stderr,
+          (out.returncode, out.stderr[-2000:]))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--parley", required=True)
@@ -257,6 +302,8 @@ def main():
     parser.add_argument("--haproxy", default=shutil.which("haproxy") or "/usr/sbin/haproxy")
     parser.add_argument("--zulip-term", help="also drive zulip-term through the balancer")
     parser.add_argument("--redis-url", help="keep the nodes' rate limits in this Redis")
+    parser.add_argument("--s3-endpoint", default=None,
+                        help="keep uploads in a fresh bucket of this S3-compatible server")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="parley-cluster-")
     lb_port = free_port()
@@ -264,12 +311,20 @@ def main():
     ports = [free_port() for _ in range(3)]
     # This run's own keys: user IDs start again at each run on a fresh database.
     redis_prefix = f"parley-ci:{os.getpid()}:{int(time.time())}:"
+    store_args = []
+    if args.s3_endpoint:
+        args.s3_endpoint = args.s3_endpoint.rstrip("/")
+        # moto accepts any credentials; a real deployment gives its own.
+        os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
+        os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
+        store_args = s3_bucket(args.s3_endpoint)
     nodes = []
     for i, port in enumerate(ports):
         data = os.path.join(work, f"node{i}")
         nodes.append(Server(
             args.parley, data, port, args.database_url, os.path.join(work, f"node{i}.log"),
-            extra_args=["--external-url", site, "--heartbeat-seconds", str(HEARTBEAT_SECONDS)]
+            extra_args=["--external-url", site, "--heartbeat-seconds", str(HEARTBEAT_SECONDS),
+                        *store_args]
             + (["--redis-url", args.redis_url, "--redis-key-prefix", redis_prefix]
                if args.redis_url else []),
         ))
@@ -283,6 +338,9 @@ def main():
         email, key = client.email, client.api_key
         result = client.add_subscriptions([{"name": "cluster"}])
         check("the Python client subscribes through the balancer", result["result"] == "success", result)
+        if args.s3_endpoint:
+            check_uploads_on_every_node(client, site, email, key, ports)
+            check_missing_bucket_refused(args.parley, args.database_url, work, args.s3_endpoint)
 
         # Queues on every node, read through any node.
         queues = [client.register(event_types=["message"]) for _ in range(6)]

@@ -10,6 +10,7 @@
 pub mod bench;
 pub mod images;
 pub mod openapi;
+pub mod s3;
 
 use actix_web::http::Method;
 use actix_web::test::{call_service, init_service, read_body, TestRequest};

@@ -4,6 +4,7 @@
 
 use anyhow::{bail, Context as _};
 use clap::Args;
+use parley_actions::file_store::s3::S3Config;
 use parley_actions::RealmAddress;
 use parley_storage::{DatabaseUrl, SqliteSynchronous};
 use serde::Deserialize;
@@ -183,6 +184,26 @@ pub struct Settings {
         value_name = "SECRET"
     )]
     pub bigbluebutton_secret: Option<String>,
+
+    /// Where uploads, avatars and custom emoji are kept: `local` (<data-dir>/uploads) or an
+    /// S3-compatible bucket, s3://BUCKET[/PREFIX], which several servers can share; its
+    /// credentials come from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY [default: local].
+    #[arg(
+        long,
+        global = true,
+        env = "PARLEY_UPLOAD_STORE",
+        value_name = "local|s3://BUCKET[/PREFIX]"
+    )]
+    pub upload_store: Option<String>,
+
+    /// URL of an S3-compatible server other than AWS, e.g. http://127.0.0.1:9000 for MinIO
+    /// [default: AWS, or AWS_ENDPOINT].
+    #[arg(long, global = true, env = "PARLEY_S3_ENDPOINT", value_name = "URL")]
+    pub s3_endpoint: Option<String>,
+
+    /// The bucket's region [default: AWS_REGION or AWS_DEFAULT_REGION, else us-east-1].
+    #[arg(long, global = true, env = "PARLEY_S3_REGION", value_name = "REGION")]
+    pub s3_region: Option<String>,
 }
 
 impl Settings {
@@ -220,6 +241,9 @@ impl Settings {
             log_format: self.log_format.or(fallback.log_format),
             bigbluebutton_url: self.bigbluebutton_url.or(fallback.bigbluebutton_url),
             bigbluebutton_secret: self.bigbluebutton_secret.or(fallback.bigbluebutton_secret),
+            upload_store: self.upload_store.or(fallback.upload_store),
+            s3_endpoint: self.s3_endpoint.or(fallback.s3_endpoint),
+            s3_region: self.s3_region.or(fallback.s3_region),
         }
     }
 }
@@ -273,6 +297,52 @@ pub struct Config {
     pub redis_key_prefix: String,
     /// The BigBlueButton server for video calls, when one is configured.
     pub bigbluebutton: Option<parley_actions::calls::BigBlueButtonConfig>,
+    /// Where uploads are kept.
+    pub upload_store: UploadStore,
+}
+
+/// Where uploaded files are kept.
+#[derive(Debug, Clone, Default)]
+pub enum UploadStore {
+    /// `<data-dir>/uploads`.
+    #[default]
+    Local,
+    /// An S3-compatible bucket.
+    S3(S3Config),
+}
+
+/// The upload store from `--upload-store`, `--s3-endpoint` and `--s3-region`.
+fn upload_store(
+    store: Option<String>,
+    endpoint: Option<String>,
+    region: Option<String>,
+) -> anyhow::Result<UploadStore> {
+    let endpoint = endpoint
+        .map(|e| e.trim().to_owned())
+        .filter(|e| !e.is_empty());
+    let region = region
+        .map(|r| r.trim().to_owned())
+        .filter(|r| !r.is_empty());
+    let store = store.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
+    let Some(text) = store.filter(|s| s != "local") else {
+        if endpoint.is_some() || region.is_some() {
+            bail!("--s3-endpoint and --s3-region need --upload-store s3://BUCKET[/PREFIX]");
+        }
+        return Ok(UploadStore::Local);
+    };
+    let mut config = S3Config::from_url(&text)
+        .map_err(anyhow::Error::msg)
+        .context("--upload-store must be local or s3://BUCKET[/PREFIX]")?;
+    if let Some(raw) = endpoint {
+        let parsed =
+            url::Url::parse(&raw).with_context(|| format!("--s3-endpoint '{raw}' is not a URL"))?;
+        if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+            bail!("--s3-endpoint '{raw}' must look like https://HOST[:PORT]");
+        }
+        config.endpoint = Some(raw.trim_end_matches('/').to_owned());
+    }
+    config.region = region;
+    Ok(UploadStore::S3(config))
 }
 
 /// How log lines are written.
@@ -458,6 +528,11 @@ impl Config {
             Some("json") => LogFormat::Json,
             Some(other) => bail!("--log-format '{other}' is not one of text, json"),
         };
+        let upload_store = upload_store(
+            settings.upload_store,
+            settings.s3_endpoint,
+            settings.s3_region,
+        )?;
         let node_url = match settings.node_url.filter(|u| !u.trim().is_empty()) {
             Some(raw) => {
                 let parsed = url::Url::parse(raw.trim())
@@ -494,6 +569,7 @@ impl Config {
             .map(|p| p.trim().to_owned())
             .unwrap_or_else(|| parley_actions::rate_limit::REDIS_KEY_PREFIX.to_owned());
         Ok(Config {
+            upload_store,
             node_url,
             redis_url,
             redis_key_prefix,
@@ -704,6 +780,59 @@ mod tests {
         };
         let err = format!("{:#}", Config::resolve(half, None).unwrap_err());
         assert!(err.contains("--bigbluebutton-secret"), "{err}");
+    }
+
+    #[test]
+    fn upload_store_is_local_or_a_bucket() {
+        let config = Config::resolve(Settings::default(), None).unwrap();
+        assert!(matches!(config.upload_store, UploadStore::Local));
+        let given = Settings {
+            upload_store: Some("s3://parley-files/prod/uploads".into()),
+            s3_endpoint: Some("http://127.0.0.1:9000/".into()),
+            s3_region: Some("eu-west-1".into()),
+            ..Settings::default()
+        };
+        let UploadStore::S3(s3) = Config::resolve(given, None).unwrap().upload_store else {
+            panic!("not S3");
+        };
+        assert_eq!(s3.bucket, "parley-files");
+        assert_eq!(s3.prefix, "prod/uploads");
+        assert_eq!(s3.endpoint.as_deref(), Some("http://127.0.0.1:9000"));
+        assert_eq!(s3.region.as_deref(), Some("eu-west-1"));
+        for (bad, named) in [
+            (
+                Settings {
+                    upload_store: Some("/srv/uploads".into()),
+                    ..Settings::default()
+                },
+                "--upload-store",
+            ),
+            (
+                Settings {
+                    upload_store: Some("s3://Bad_Bucket".into()),
+                    ..Settings::default()
+                },
+                "--upload-store",
+            ),
+            (
+                Settings {
+                    s3_endpoint: Some("http://127.0.0.1:9000".into()),
+                    ..Settings::default()
+                },
+                "--s3-endpoint",
+            ),
+            (
+                Settings {
+                    upload_store: Some("s3://files".into()),
+                    s3_endpoint: Some("ftp://x".into()),
+                    ..Settings::default()
+                },
+                "--s3-endpoint",
+            ),
+        ] {
+            let err = format!("{:#}", Config::resolve(bad, None).unwrap_err());
+            assert!(err.contains(named), "{err}");
+        }
     }
 
     #[test]

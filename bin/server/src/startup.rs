@@ -1,12 +1,14 @@
 //! Wiring shared by the server and its tests: open the database (running migrations), make sure
 //! the organization exists, and build the actions context.
 
-use crate::config::Config;
+use crate::config::{Config, UploadStore};
 use crate::mail::{OutboxMailer, SmtpMailer};
 use crate::zuliprc;
 use anyhow::Context as _;
 use parley_actions::bootstrap::{do_ensure_realm, Bootstrap, RealmInit};
 use parley_actions::event_log::NodeIdentity;
+use parley_actions::file_store::s3::S3FileStore;
+use parley_actions::file_store::{FileStore, LocalFileStore};
 use parley_actions::mail::Mailer;
 use parley_actions::publish::EventHub;
 use parley_actions::rate_limit::{RateLimits, RedisBuckets};
@@ -73,9 +75,7 @@ pub async fn start(config: &Config) -> anyhow::Result<(Context, Bootstrap)> {
             service_url: url.as_str().trim_end_matches('/').to_owned(),
         }
     }));
-    let ctx = ctx.with_files(Arc::new(parley_actions::file_store::LocalFileStore::new(
-        config.data_dir.join("uploads"),
-    )));
+    let ctx = ctx.with_files(file_store(config).await?);
     let ctx = ctx.with_invitation_link_validity_minutes(config.invitation_link_validity_minutes);
     let ctx = ctx.with_camo(config.camo.clone());
     let ctx = ctx.with_bigbluebutton(config.bigbluebutton.clone());
@@ -125,6 +125,28 @@ async fn rate_limits(config: &Config, ctx: &Context) -> anyhow::Result<RateLimit
         ),
     }
     Ok(limits.in_redis(Arc::new(redis)))
+}
+
+/// The configured upload store; a bucket that cannot be reached (or written) stops the start,
+/// with the reason.
+pub async fn file_store(config: &Config) -> anyhow::Result<Arc<dyn FileStore>> {
+    match &config.upload_store {
+        UploadStore::Local => Ok(Arc::new(LocalFileStore::new(
+            config.data_dir.join("uploads"),
+        ))),
+        UploadStore::S3(s3) => {
+            let store = S3FileStore::new(s3).context("--upload-store")?;
+            store.check().await.with_context(|| {
+                format!(
+                    "the upload store {} cannot be used (check the bucket, --s3-endpoint, \
+                     --s3-region and AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY)",
+                    store.described()
+                )
+            })?;
+            tracing::info!(store = store.described(), "uploads are kept in S3");
+            Ok(Arc::new(store))
+        }
+    }
 }
 
 /// Creates the data directory readable by its owner only (it holds the database, credentials

@@ -1,6 +1,6 @@
 //! Where uploaded bytes live: a [`FileStore`] keyed by relative paths (`2/ab/xyz/a.png`), with a
-//! local-disk implementation under `<data-dir>/uploads/` and an in-memory one for tests. The
-//! trait is small so that an S3-compatible store can follow.
+//! local-disk implementation under `<data-dir>/uploads/` (the default), an S3-compatible one
+//! ([`s3`]) that several server processes can share, and an in-memory one for tests.
 //!
 //! Large files are written piece by piece through a [`FileWriter`], so that an upload is never
 //! held whole in memory; a file appears at its path only when its writer finishes.
@@ -9,6 +9,8 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+
+pub mod s3;
 
 /// A failure of the store itself (disk full, permissions): never the client's fault.
 #[derive(Debug, thiserror::Error)]
@@ -27,6 +29,87 @@ pub trait FileStore: Send + Sync {
     /// Starts writing the file at `path` piece by piece; it replaces any file there when the
     /// writer finishes, and nothing changes if the writer is dropped unfinished.
     fn create(&self, path: &str) -> Result<Box<dyn FileWriter>, FileStoreError>;
+    /// The file at `path` for reading piece by piece (a download served without holding the
+    /// file whole), if there is one. By default the whole file, as one piece.
+    fn open(&self, path: &str) -> Result<Option<Box<dyn FileReader>>, FileStoreError> {
+        Ok(self.get(path)?.map(|bytes| {
+            Box::new(WholeFile {
+                size: bytes.len() as u64,
+                bytes: Some(bytes),
+            }) as Box<dyn FileReader>
+        }))
+    }
+}
+
+/// A file being read (see [`FileStore::open`]); like the store, called on blocking threads.
+pub trait FileReader: Send {
+    /// The file's size in bytes.
+    fn size(&self) -> u64;
+    /// The next piece; `None` at the end.
+    fn next_piece(&mut self) -> Result<Option<Vec<u8>>, FileStoreError>;
+}
+
+/// A file read whole, handed out as one piece.
+struct WholeFile {
+    size: u64,
+    bytes: Option<Vec<u8>>,
+}
+
+impl FileReader for WholeFile {
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    fn next_piece(&mut self) -> Result<Option<Vec<u8>>, FileStoreError> {
+        Ok(self.bytes.take())
+    }
+}
+
+/// How much a local file's reader reads at a time.
+const READ_PIECE: usize = 256 * 1024;
+
+/// A local file being read.
+struct LocalReader {
+    file: std::fs::File,
+    size: u64,
+    path: PathBuf,
+}
+
+impl FileReader for LocalReader {
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    fn next_piece(&mut self) -> Result<Option<Vec<u8>>, FileStoreError> {
+        use std::io::Read;
+        let mut piece = Vec::with_capacity(READ_PIECE);
+        (&mut self.file)
+            .take(READ_PIECE as u64)
+            .read_to_end(&mut piece)
+            .map_err(|e| io_error("read", &self.path, e))?;
+        Ok((!piece.is_empty()).then_some(piece))
+    }
+}
+
+/// The pieces of `reader` as a stream, each read on tokio's blocking pool; ends at the first
+/// error.
+pub fn pieces(
+    reader: Box<dyn FileReader>,
+) -> impl futures_util::Stream<Item = Result<Vec<u8>, FileStoreError>> + Send + 'static {
+    futures_util::stream::unfold(Some(reader), |reader| async move {
+        let mut reader = reader?;
+        let read = tokio::task::spawn_blocking(move || {
+            let piece = reader.next_piece();
+            (reader, piece)
+        })
+        .await;
+        match read {
+            Ok((reader, Ok(Some(piece)))) => Some((Ok(piece), Some(reader))),
+            Ok((_, Ok(None))) => None,
+            Ok((_, Err(e))) => Some((Err(e), None)),
+            Err(e) => Some((Err(FileStoreError(format!("read task failed: {e}"))), None)),
+        }
+    })
 }
 
 /// A file being written (see [`FileStore::create`]).
@@ -176,6 +259,24 @@ impl FileStore for LocalFileStore {
             full,
         }))
     }
+
+    fn open(&self, path: &str) -> Result<Option<Box<dyn FileReader>>, FileStoreError> {
+        let full = self.full(path)?;
+        let file = match std::fs::File::open(&full) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io_error("read", &full, e)),
+        };
+        let size = file
+            .metadata()
+            .map_err(|e| io_error("read", &full, e))?
+            .len();
+        Ok(Some(Box::new(LocalReader {
+            file,
+            size,
+            path: full,
+        })))
+    }
 }
 
 /// Files in memory: the default of a bare [`crate::Context`] and what tests use.
@@ -245,7 +346,8 @@ impl FileStore for MemoryFileStore {
 mod tests {
     use super::*;
 
-    fn exercise(store: &dyn FileStore) {
+    /// What every store must do; the S3 store's tests run it too.
+    pub(crate) fn exercise(store: &dyn FileStore) {
         assert_eq!(store.get("1/ab/x/a.txt").unwrap(), None);
         store.put("1/ab/x/a.txt", b"hello").unwrap();
         assert_eq!(store.get("1/ab/x/a.txt").unwrap().unwrap(), b"hello");
@@ -269,6 +371,21 @@ mod tests {
         drop(abandoned);
         assert_eq!(store.get("1/cd/y/gone.bin").unwrap(), None);
         assert!(store.create("../x").is_err());
+
+        // Read back in pieces.
+        let big: Vec<u8> = (0..700_000u32).map(|i| (i % 253) as u8).collect();
+        store.put("1/ef/z/read.bin", &big).unwrap();
+        let mut reader = store.open("1/ef/z/read.bin").unwrap().unwrap();
+        assert_eq!(reader.size(), big.len() as u64);
+        let mut read = Vec::new();
+        while let Some(piece) = reader.next_piece().unwrap() {
+            assert!(!piece.is_empty());
+            read.extend_from_slice(&piece);
+        }
+        assert!(read == big);
+        assert!(store.open("1/ef/z/none.bin").unwrap().is_none());
+        assert!(store.open("../x").is_err());
+        store.delete("1/ef/z/read.bin").unwrap();
     }
 
     #[test]

@@ -8,7 +8,7 @@
 use crate::access::accessible_message;
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
-use crate::file_store::{FileStore, FileWriter};
+use crate::file_store::{FileReader, FileStore, FileWriter};
 use crate::notify::uploads::{attachment_changed, attachment_removed};
 use crate::policy;
 use crate::present::realm::attachment as attachment_object;
@@ -35,15 +35,33 @@ use std::sync::Arc;
 /// How long a temporary file URL stays valid, in seconds.
 pub const TEMPORARY_URL_SECONDS: i64 = 60;
 
-/// A file as it is served: bytes, type and the (sanitized) name to offer for download.
-#[derive(Debug, Clone)]
+/// A file as it is served: content, type and the (sanitized) name to offer for download.
+#[derive(Debug)]
 pub struct ServedFile {
     /// The content.
-    pub bytes: Vec<u8>,
+    pub content: FileContent,
     /// The MIME type.
     pub content_type: String,
     /// The file name.
     pub name: String,
+}
+
+/// The content of a served file: small files (thumbnails, avatars, emoji) at hand, uploads
+/// read from the store piece by piece as they are sent ([`crate::file_store::pieces`]).
+pub enum FileContent {
+    /// The whole file.
+    Bytes(Vec<u8>),
+    /// The file being read.
+    Reader(Box<dyn FileReader>),
+}
+
+impl std::fmt::Debug for FileContent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FileContent::Bytes(bytes) => write!(f, "Bytes({} bytes)", bytes.len()),
+            FileContent::Reader(reader) => write!(f, "Reader({} bytes)", reader.size()),
+        }
+    }
 }
 
 /// What `POST /user_uploads` answers.
@@ -85,7 +103,7 @@ pub(crate) async fn stored_image(
         .unwrap_or("application/octet-stream")
         .to_owned();
     Ok(Some(ServedFile {
-        bytes,
+        content: FileContent::Bytes(bytes),
         content_type,
         name,
     }))
@@ -471,11 +489,11 @@ async fn access_attachment(ctx: &Context, user: &User, path: &str) -> ActionResu
 
 async fn read_file(ctx: &Context, attachment: Attachment) -> ActionResult<ServedFile> {
     let path = attachment.path_id.clone();
-    let bytes = blocking(&ctx.files, move |files| files.get(&path))
+    let reader = blocking(&ctx.files, move |files| files.open(&path))
         .await?
         .ok_or_else(file_not_found)?;
     Ok(ServedFile {
-        bytes,
+        content: FileContent::Reader(reader),
         content_type: attachment.content_type,
         name: attachment.name,
     })
@@ -520,7 +538,7 @@ pub async fn access_thumbnail(
         .await?
         .ok_or_else(file_not_found)?;
     Ok(ServedFile {
-        bytes,
+        content: FileContent::Bytes(bytes),
         content_type: thumbnail.content_type,
         name: thumbnail.name,
     })

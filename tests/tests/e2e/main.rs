@@ -37,6 +37,7 @@ mod realm_cache;
 mod realm_emoji;
 mod realm_settings;
 mod requests;
+mod s3_uploads;
 mod saved_snippets;
 mod scheduled_messages;
 mod server_settings;

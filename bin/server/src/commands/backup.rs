@@ -6,7 +6,7 @@
 //! and `backup.txt`, what was copied and when. PostgreSQL is backed up with its own tools
 //! (`pg_dump`, see the README); `parley backup` then says so rather than copying half.
 
-use crate::config::Config;
+use crate::config::{Config, UploadStore};
 use anyhow::{bail, Context as _};
 use parley_storage::DatabaseUrl;
 use std::path::{Path, PathBuf};
@@ -96,7 +96,19 @@ pub async fn backup(config: Config, dir: PathBuf) -> anyhow::Result<()> {
         std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600))?;
     }
     sync_file(&target)?;
-    let files = copy_tree(&config.data_dir.join(UPLOADS_DIR), &dir.join(UPLOADS_DIR))?;
+    // Files in a bucket stay there: the bucket has its own versioning and replication.
+    let files = match &config.upload_store {
+        UploadStore::Local => {
+            copy_tree(&config.data_dir.join(UPLOADS_DIR), &dir.join(UPLOADS_DIR))?
+        }
+        UploadStore::S3(s3) => {
+            eprintln!(
+                "Uploads are kept in {}, not copied: back the bucket up with its own tools.",
+                s3.url()
+            );
+            0
+        }
+    };
     let manifest = format!(
         "Parley {} backup\ncreated_unix={}\ndatabase={}\nupload_files={files}\n",
         parley_domain::version::service_version(),
@@ -170,6 +182,12 @@ pub async fn restore(config: Config, dir: PathBuf, force: bool) -> anyhow::Resul
             .with_context(|| format!("cannot remove {}", uploads.display()))?;
     }
     let files = copy_tree(&dir.join(UPLOADS_DIR), &uploads)?;
+    if let UploadStore::S3(s3) = &config.upload_store {
+        eprintln!(
+            "Uploads are kept in {}: the restored database names the files that are there.",
+            s3.url()
+        );
+    }
     eprintln!(
         "Restored {} and {files} upload file(s) from {}; start the server.",
         target.display(),

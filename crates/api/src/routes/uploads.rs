@@ -10,9 +10,11 @@ use crate::params;
 use crate::params::{path_param, Params};
 use actix_multipart::Multipart;
 use actix_web::http::header;
+use actix_web::web::Bytes;
 use actix_web::{web, HttpResponse};
 use futures_util::StreamExt;
-use parley_actions::uploads::{self, ServedFile};
+use parley_actions::file_store;
+use parley_actions::uploads::{self, FileContent, ServedFile};
 use parley_actions::Context;
 use parley_domain::upload::{serve_inline, too_large};
 use parley_domain::RequestError;
@@ -86,7 +88,7 @@ pub fn file_response(file: ServedFile) -> HttpResponse {
             utf8_percent_encode(&file.name, NON_ALPHANUMERIC)
         )
     };
-    HttpResponse::Ok()
+    let mut response = HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, file.content_type))
         .insert_header((header::CONTENT_DISPOSITION, name))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
@@ -95,7 +97,17 @@ pub fn file_response(file: ServedFile) -> HttpResponse {
             header::CONTENT_SECURITY_POLICY,
             "default-src 'none'; style-src 'unsafe-inline'; sandbox",
         ))
-        .body(file.bytes)
+        .take();
+    match file.content {
+        FileContent::Bytes(bytes) => response.body(bytes),
+        // Sent as it is read from the store, with its length.
+        FileContent::Reader(reader) => {
+            let size = reader.size();
+            response
+                .no_chunking(size)
+                .streaming(file_store::pieces(reader).map(|piece| piece.map(Bytes::from)))
+        }
+    }
 }
 
 /// An error page for a file that cannot be served (the reference answers HTML, not JSON).
