@@ -42,6 +42,9 @@ pub async fn do_deliver_due(ctx: &Context, now: i64) -> ActionResult<usize> {
     }
 }
 
+/// Why a scheduled message failed when its send broke for a reason other than a refusal.
+const UNEXPECTED_FAILURE: &str = "Message could not be sent at the scheduled time.";
+
 /// Sends (or fails) the earliest due message; whether there was one.
 fn deliver_next(
     ctx: &Context,
@@ -81,7 +84,19 @@ fn deliver_next(
             events.0.truncate(mark);
             fail(ctx, conn, events, &row, &owner, &refused.msg)?;
         }
-        Err(other) => return Err(other),
+        Err(other) => {
+            // Not the request's fault (a storage or internal failure inside the send, rolled
+            // back to its savepoint): the message fails, as the reference does, rather than
+            // blocking every later one on each tick. If the database itself is gone, recording
+            // that fails too, and the next tick tries again.
+            tracing::error!(
+                scheduled_message_id = row.id,
+                error = %other,
+                "a scheduled message could not be sent"
+            );
+            events.0.truncate(mark);
+            fail(ctx, conn, events, &row, &owner, UNEXPECTED_FAILURE)?;
+        }
     }
     Ok(true)
 }

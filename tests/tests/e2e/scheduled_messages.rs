@@ -236,3 +236,37 @@ backend_test! {
         assert_eq!(ops, ["add", "remove", "add", "remove"]);
     }
 }
+
+backend_test! {
+    async fn a_send_that_breaks_fails_that_message_and_the_later_ones_still_go(app) {
+        use diesel::connection::SimpleConnection;
+        let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
+        let bob = app.create_user("bob@parley.test", "Bob", Role::Member).await;
+        let at = now() + 3600;
+        let mut ids = Vec::new();
+        for content in ["poison", "after the poison"] {
+            ids.push(schedule(&app, &ann, &[("type", json!("direct")), ("to", json!([bob.user_id.0])),
+                ("content", json!(content)), ("scheduled_delivery_timestamp", json!(at))]).await
+                .success()["scheduled_message_id"].as_i64().unwrap());
+        }
+        // The database refuses the first message's insert: a failure that is no refusal of
+        // the request (as a constraint or a broken disk would be).
+        let trigger = match app.backend {
+            parley_storage::testing::Backend::Sqlite => "CREATE TRIGGER poison BEFORE INSERT ON messages \
+                WHEN NEW.content = 'poison' BEGIN SELECT RAISE(ABORT, 'poisoned'); END;",
+            parley_storage::testing::Backend::Postgres(_) => "CREATE FUNCTION poison() RETURNS trigger AS $$ \
+                BEGIN IF NEW.content = 'poison' THEN RAISE EXCEPTION 'poisoned'; END IF; RETURN NEW; END $$ \
+                LANGUAGE plpgsql; CREATE TRIGGER poison BEFORE INSERT ON messages \
+                FOR EACH ROW EXECUTE FUNCTION poison();",
+        };
+        app.ctx.db.run(move |conn| Ok::<_, parley_storage::StorageError>(conn.batch_execute(trigger)?)).await.unwrap();
+        assert_eq!(do_deliver_due(&app.ctx, at).await.unwrap(), 2, "both handled in one tick");
+        assert_eq!(do_deliver_due(&app.ctx, at + 60).await.unwrap(), 0, "the failed one is not retried");
+        let list = scheduled(&app, &ann).await;
+        assert_eq!(list.len(), 1, "{list:?}");
+        assert_eq!(list[0]["scheduled_message_id"], ids[0]);
+        assert_eq!(list[0]["failed"], true);
+        let dm = newest_message(&app, &bob, json!([["dm", ann.user_id.0]])).await;
+        assert_eq!(dm["content"], "<p>after the poison</p>");
+    }
+}
