@@ -270,11 +270,21 @@ def run(owner, site, zulip_term, work_dir, tmux, live_sender=None):
     check("zulip-term opens on the first unread message (its text is on screen)",
           FIRST_UNREAD in middle(screen), screen)
     check("the oldest message is not on screen at start", OLDEST not in screen, screen)
-    before_first_unread = "bulk 489" in middle(screen) or "bulk 488" in middle(screen)
+    # zulip-term may paint the first unread message before the ones above it settle in.
+    before_first_unread, screen = tmux.wait_for(
+        lambda s: "bulk 489" in middle(s) or "bulk 488" in middle(s), timeout=10)
     check("read messages just before the first unread one are on screen too",
-          before_first_unread, "(the screen follows)")
+          before_first_unread, "(the screen and zulip-term's message requests follow)")
     if not before_first_unread:
         print("info the screen at start:\n" + screen, flush=True)
+        fetched = tail(os.path.join(work_dir, "zulip-terminal-API-requests.log"), 20000)
+        print("info zulip-term's message requests:\n" + "\n".join(
+            line for line in fetched.splitlines() if "/messages" in line), flush=True)
+        again = zulip.Client(email=key["email"], api_key=key["api_key"], site=site).get_messages(
+            {"anchor": "first_unread", "num_before": 30, "num_after": 10, "narrow": []})
+        print("info the same page asked again: anchor", again.get("anchor"), [
+            (m["id"], m["content"][:20], "read" in m["flags"]) for m in again.get("messages", [])],
+            flush=True)
     if not ok or "ZT-EXITED" in screen:
         return
     requests_log = tail(os.path.join(work_dir, "zulip-terminal-API-requests.log"), 10000)
