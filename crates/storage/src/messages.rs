@@ -290,10 +290,17 @@ fn push_condition(sql: &mut SqlBuilder, condition: &Condition, negated: bool) {
             sql.push("m.dm_key IS NOT NULL");
         }
         Condition::Flag(bit) => {
-            sql.push(&format!(
-                "(COALESCE(um.flags, {}) & {bit}) <> 0",
-                flags::READ | flags::HISTORICAL
-            ));
+            let default = flags::READ | flags::HISTORICAL;
+            sql.push(&format!("((COALESCE(um.flags, {default}) & {bit}) <> 0"));
+            if bit & default == 0 {
+                // Implied by the test above (a message without the reader's row never has the
+                // bit), so the same under NOT; spelled as the partial indexes' predicates
+                // (`user_messages_starred`, `user_messages_private`), so that both databases
+                // read a page of starred or direct messages from them instead of walking
+                // every row of the reader.
+                sql.push(&format!(" AND (um.flags & {bit}) <> 0"));
+            }
+            sql.push(")");
         }
         Condition::Resolved => {
             sql.push("(m.channel_id IS NOT NULL AND m.topic LIKE ")
