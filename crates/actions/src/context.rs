@@ -179,13 +179,8 @@ impl Context {
         R: Send + 'static,
         E: From<parley_storage::StorageError> + Send + 'static,
     {
-        let cache = Arc::clone(self.events.realm_cache());
-        let change = Arc::new(ChangeSlot::default());
-        let slot = Arc::clone(&change);
-        let result = self
-            .db
-            .run(move |conn| crate::realm_cache::scoped(&cache, &slot, || f(conn)))
-            .await;
+        let (change, f) = self.cache_scoped(f);
+        let result = self.db.run(f).await;
         drop(change);
         result
     }
@@ -198,28 +193,28 @@ impl Context {
         R: Send + 'static,
         E: From<parley_storage::StorageError> + Send + 'static,
     {
-        let cache = Arc::clone(self.events.realm_cache());
-        let change = Arc::new(ChangeSlot::default());
-        let slot = Arc::clone(&change);
-        let result = self
-            .db
-            .transaction(move |conn| crate::realm_cache::scoped(&cache, &slot, || f(conn)))
-            .await;
+        let (change, f) = self.cache_scoped(f);
+        let result = self.db.transaction(f).await;
         drop(change);
         result
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_external_urls() {
-        let a = RealmAddress::parse("http://127.0.0.1:9991/").unwrap();
-        assert_eq!(a.url, "http://127.0.0.1:9991");
-        assert_eq!(a.host, "127.0.0.1");
-        assert!(RealmAddress::parse("ftp://x").is_err());
-        assert!(RealmAddress::parse("nonsense").is_err());
+    /// `f` run with the organization cache in scope, and the slot recording whether it changed
+    /// the cached tables, kept by the caller until the work has ended.
+    fn cache_scoped<F, R, E>(
+        &self,
+        f: F,
+    ) -> (
+        Arc<ChangeSlot>,
+        impl FnOnce(&mut DbConn) -> Result<R, E> + Send + 'static,
+    )
+    where
+        F: FnOnce(&mut DbConn) -> Result<R, E> + Send + 'static,
+    {
+        let cache = Arc::clone(self.events.realm_cache());
+        let change = Arc::new(ChangeSlot::default());
+        let slot = Arc::clone(&change);
+        let scoped = move |conn: &mut DbConn| crate::realm_cache::scoped(&cache, &slot, || f(conn));
+        (change, scoped)
     }
 }

@@ -303,6 +303,33 @@ fn move_target(
     Ok(Some(found))
 }
 
+/// The uploads an edit leaves unlinked.
+type Detached = Vec<parley_wire::realm::Attachment>;
+
+/// Applies the edit's new content, if any, and updates which uploads the message claims;
+/// returns the new Markdown and HTML, and the uploads no message links any more.
+fn apply_content(
+    ctx: &Context,
+    conn: &mut DbConn,
+    events: &mut Events,
+    user: &User,
+    row: &messages::MessageRow,
+    edit: &MessageEdit,
+    now: i64,
+) -> ActionResult<(Option<(String, String)>, Detached)> {
+    let (realm_url, camo) = (ctx.realm.url.as_str(), ctx.camo.as_ref());
+    let edited = edit_content(conn, realm_url, camo, user, row, edit, now)?;
+    let uploads = crate::uploads::update_claims_after_edit(
+        conn,
+        events,
+        user,
+        realm_url,
+        MessageId(row.id),
+        edited.as_ref().map(|e| e.0.as_str()),
+    )?;
+    Ok((edited, uploads))
+}
+
 /// Changes a message's content where it is (no move); `channel` is where it is, for the event,
 /// None for a direct message.
 #[allow(clippy::too_many_arguments)]
@@ -317,16 +344,7 @@ fn edit_in_place(
     channel: Option<&Channel>,
     audience: &[UserId],
 ) -> ActionResult<Map<String, Value>> {
-    let (realm_url, camo) = (ctx.realm.url.as_str(), ctx.camo.as_ref());
-    let edited = edit_content(conn, realm_url, camo, user, row, edit, now)?;
-    let uploads = crate::uploads::update_claims_after_edit(
-        conn,
-        events,
-        user,
-        realm_url,
-        MessageId(row.id),
-        edited.as_ref().map(|e| e.0.as_str()),
-    )?;
+    let (edited, uploads) = apply_content(ctx, conn, events, user, row, edit, now)?;
     let mut body = update_body(user, row, now, edited.as_ref(), None);
     if let Some(channel) = channel {
         body.stream_id = Some(channel.id);
@@ -466,16 +484,7 @@ impl ChannelEdit<'_> {
     ) -> ActionResult<Map<String, Value>> {
         let (user, row, channel, edit, now) =
             (self.user, self.row, self.channel, self.edit, self.now);
-        let (realm_url, camo) = (ctx.realm.url.as_str(), ctx.camo.as_ref());
-        let edited = edit_content(conn, realm_url, camo, user, row, edit, now)?;
-        let uploads = crate::uploads::update_claims_after_edit(
-            conn,
-            events,
-            user,
-            realm_url,
-            MessageId(row.id),
-            edited.as_ref().map(|e| e.0.as_str()),
-        )?;
+        let (edited, uploads) = apply_content(ctx, conn, events, user, row, edit, now)?;
         let moved = self.messages_to_move(conn)?;
         self.relocate(conn, &moved)?;
         let (audience, lost) = self.reassign(conn, &moved, viewers)?;
@@ -608,7 +617,7 @@ impl ChannelEdit<'_> {
     }
 }
 
-fn detached(uploads: Vec<parley_wire::realm::Attachment>) -> Map<String, Value> {
+fn detached(uploads: Detached) -> Map<String, Value> {
     let mut out = Map::new();
     out.insert(
         "detached_uploads".into(),
