@@ -2,7 +2,7 @@
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
-use crate::schema::{alert_words, user_messages};
+use crate::schema::alert_words;
 use diesel::prelude::*;
 use parley_domain::message::flags;
 use parley_domain::{MessageId, UserId};
@@ -77,20 +77,14 @@ pub fn set_alerted(
     message: MessageId,
     alerted: &[UserId],
 ) -> Result<(), StorageError> {
-    let rows: Vec<(i64, i64)> = user_messages::table
-        .filter(user_messages::message_id.eq(message.0))
-        .select((user_messages::user_id, user_messages::flags))
-        .load(conn)?;
-    for (user, bits) in rows {
-        let wanted = if alerted.contains(&UserId(user)) {
+    for (user, bits) in crate::reader_flags::holders(conn, message)? {
+        let wanted = if alerted.contains(&user) {
             bits | flags::HAS_ALERT_WORD
         } else {
             bits & !flags::HAS_ALERT_WORD
         };
         if wanted != bits {
-            diesel::update(user_messages::table.find((user, message.0)))
-                .set(user_messages::flags.eq(wanted))
-                .execute(conn)?;
+            crate::reader_flags::set(conn, user, message, Some(wanted))?;
         }
     }
     Ok(())

@@ -101,12 +101,24 @@ pub struct NewMessage {
     pub client: String,
 }
 
-/// Inserts a message and its recipients' rows (in batches) and returns its ID.
+/// Inserts a message and returns its ID. `recipients` are everyone who receives it with their
+/// flags. For a channel message, those with an open span of the channel (the send's recipient
+/// rule) get nothing written but the flags they do not share: a sparse row for starred,
+/// mentioned, alerted and the like, a read range for `read` (the sender's own copy, muted
+/// senders); `@all` goes on the message. Anyone else (a sender outside the channel, the
+/// participants of a direct message) gets a whole row.
 pub fn insert(
     conn: &mut DbConn,
     message: &NewMessage,
     recipients: &[(UserId, i64)],
 ) -> Result<MessageId, StorageError> {
+    let spanned = match message.channel_id {
+        Some(channel) => crate::spans::open_users(conn, channel)?,
+        None => std::collections::HashSet::new(),
+    };
+    let stream_wildcard = recipients
+        .iter()
+        .any(|(user, bits)| spanned.contains(user) && bits & flags::STREAM_WILDCARD_MENTIONED != 0);
     let id = diesel::insert_into(messages::table)
         .values((
             messages::sender_id.eq(message.sender_id.0),
@@ -123,16 +135,32 @@ pub fn insert(
             messages::has_image.eq(message.has_image),
             messages::has_attachment.eq(message.has_attachment),
             messages::client.eq(&message.client),
+            messages::stream_wildcard_mentioned.eq(stream_wildcard),
         ))
         .returning(messages::id)
         .get_result::<i64>(conn)?;
-    let rows: Vec<_> = recipients
-        .iter()
+    let mut rows = Vec::new();
+    for (user, bits) in recipients {
+        match message.channel_id {
+            Some(channel) if spanned.contains(user) => {
+                if bits & flags::READ != 0 {
+                    crate::read_ranges::add(conn, *user, channel, id)?;
+                }
+                let sparse = bits & !crate::reader_flags::DERIVED_BITS;
+                if sparse != 0 {
+                    rows.push((user.0, sparse));
+                }
+            }
+            _ => rows.push((user.0, *bits)),
+        }
+    }
+    let rows: Vec<_> = rows
+        .into_iter()
         .map(|(user, bits)| {
             (
-                user_messages::user_id.eq(user.0),
+                user_messages::user_id.eq(user),
                 user_messages::message_id.eq(id),
-                user_messages::flags.eq(*bits),
+                user_messages::flags.eq(bits),
             )
         })
         .collect();
@@ -238,11 +266,11 @@ fn id_list(ids: impl Iterator<Item = i64>) -> String {
 /// Appends one condition as SQL (`m` is the message, `um` the reader's row). Positive channel
 /// and conversation terms compare the bare column so that the indexes serve them; under `NOT`
 /// they are made NULL-safe, so that direct messages are not lost to SQL's three-valued logic.
-fn push_condition(sql: &mut SqlBuilder, condition: &Condition, negated: bool) {
+fn push_condition(sql: &mut SqlBuilder, condition: &Condition, negated: bool, reader: UserId) {
     match condition {
         Condition::Not(inner) => {
             sql.push("NOT (");
-            push_condition(sql, inner, !negated);
+            push_condition(sql, inner, !negated, reader);
             sql.push(")");
         }
         Condition::Channel(id) => {
@@ -291,16 +319,20 @@ fn push_condition(sql: &mut SqlBuilder, condition: &Condition, negated: bool) {
         }
         Condition::Flag(bit) => {
             let default = flags::READ | flags::HISTORICAL;
-            sql.push(&format!("((COALESCE(um.flags, {default}) & {bit}) <> 0"));
-            if bit & default == 0 {
-                // Implied by the test above (a message without the reader's row never has the
-                // bit), so the same under NOT; spelled as the partial indexes' predicates
-                // (`user_messages_starred`, `user_messages_private`), so that both databases
-                // read a page of starred or direct messages from them instead of walking
-                // every row of the reader.
-                sql.push(&format!(" AND (um.flags & {bit}) <> 0"));
+            if bit & (default | crate::reader_flags::DERIVED_BITS) == 0 {
+                // Bits that live in the reader's row whatever the representation; spelled as
+                // the partial indexes' predicates (`user_messages_starred`,
+                // `user_messages_private`), so that both databases read a page of starred or
+                // direct messages from them instead of walking every message.
+                sql.push(&format!(
+                    "((COALESCE(um.flags, 0) & {bit}) <> 0 AND (um.flags & {bit}) <> 0)"
+                ));
+            } else {
+                sql.push(&format!(
+                    "((COALESCE({}, {default}) & {bit}) <> 0)",
+                    crate::reader_flags::flags_sql(&reader.0.to_string())
+                ));
             }
-            sql.push(")");
         }
         Condition::Resolved => {
             sql.push("(m.channel_id IS NOT NULL AND m.topic LIKE ")
@@ -329,8 +361,8 @@ fn push_condition(sql: &mut SqlBuilder, condition: &Condition, negated: bool) {
             sql.search(text);
         }
         Condition::TopicIn(topics) => push_topics(sql, topics),
-        Condition::Any(items) => push_joined(sql, items, " OR ", "1 = 0", negated),
-        Condition::All(items) => push_joined(sql, items, " AND ", "1 = 1", negated),
+        Condition::Any(items) => push_joined(sql, items, " OR ", "1 = 0", negated, reader),
+        Condition::All(items) => push_joined(sql, items, " AND ", "1 = 1", negated, reader),
         Condition::Nothing => {
             sql.push("1 = 0");
         }
@@ -364,6 +396,7 @@ fn push_joined(
     joiner: &str,
     empty: &str,
     negated: bool,
+    reader: UserId,
 ) {
     if items.is_empty() {
         sql.push(empty);
@@ -375,7 +408,7 @@ fn push_joined(
             sql.push(joiner);
         }
         sql.push("(");
-        push_condition(sql, item, negated);
+        push_condition(sql, item, negated, reader);
         sql.push(")");
     }
     sql.push(")");
@@ -384,7 +417,7 @@ fn push_joined(
 const COLUMNS: &str = "m.id, m.sender_id, m.channel_id, m.topic, m.topic_key, m.dm_key, \
     m.dm_group_id, m.recipient_user_id, m.content, m.rendered_content, m.date_sent, \
     m.last_edit_time, m.last_moved_time, m.edit_history, m.has_link, m.has_image, \
-    m.has_attachment, m.client, um.flags AS reader_flags";
+    m.has_attachment, m.client";
 
 #[derive(QueryableByName)]
 struct PageRow {
@@ -394,41 +427,71 @@ struct PageRow {
     reader_flags: Option<i64>,
 }
 
-/// The query of every message the audience may see that matches every condition, and the
-/// column to order and page by. A reader's own messages are read from their `user_messages` rows
-/// in ID order, so a page costs O(page) through the `(user_id, message_id)` key; channel
-/// histories are read from the messages, through the channel indexes.
-fn matching(audience: &Audience, conditions: &[Condition]) -> (SqlBuilder, &'static str) {
-    let mut sql = SqlBuilder::new();
-    let order = if audience.history_channels.is_empty() {
-        sql.push(&format!(
-            "SELECT {COLUMNS} FROM user_messages um JOIN messages m ON m.id = um.message_id \
-             WHERE um.user_id = "
-        ))
-        .bind(Bind::Int(audience.reader.0));
-        "um.message_id"
-    } else {
-        sql.push(&format!(
-            "SELECT {COLUMNS} FROM messages m LEFT JOIN user_messages um \
-             ON um.message_id = m.id AND um.user_id = "
-        ))
-        .bind(Bind::Int(audience.reader.0));
-        sql.push(&format!(
-            " WHERE (um.user_id IS NOT NULL OR m.channel_id IN ({}))",
+/// The channels in which the reader has a span: the only ones whose messages they may have
+/// received without a row.
+fn span_channels(conn: &mut DbConn, reader: UserId) -> Result<Vec<i64>, StorageError> {
+    use crate::schema::subscription_spans as spans;
+    Ok(spans::table
+        .filter(spans::user_id.eq(reader.0))
+        .select(spans::channel_id)
+        .distinct()
+        .load(conn)?)
+}
+
+/// The columns of a page row and the condition that the audience may see `m` (whose reader's
+/// row is `um`): the reader has a row for it, or one of their spans covers it, or it is in a
+/// channel whose history they may read.
+fn visible(conn: &mut DbConn, audience: &Audience) -> Result<(String, String), StorageError> {
+    let reader = audience.reader.0.to_string();
+    let columns = format!(
+        "{COLUMNS}, {} AS reader_flags",
+        crate::reader_flags::flags_sql(&reader)
+    );
+    let channels = span_channels(conn, audience.reader)?;
+    let mut condition = "(um.user_id IS NOT NULL".to_owned();
+    if !channels.is_empty() {
+        condition.push_str(&format!(
+            " OR (m.channel_id IN ({}) AND {})",
+            id_list(channels.into_iter()),
+            crate::reader_flags::covered_sql(&reader)
+        ));
+    }
+    if !audience.history_channels.is_empty() {
+        condition.push_str(&format!(
+            " OR m.channel_id IN ({})",
             id_list(audience.history_channels.iter().map(|c| c.0))
         ));
-        "m.id"
-    };
+    }
+    condition.push(')');
+    Ok((columns, condition))
+}
+
+/// The query of every message the audience may see that matches every condition, and the
+/// column to order and page by. Messages are read in ID order and each is checked against the
+/// reader's row and spans (one probe each).
+fn matching(
+    conn: &mut DbConn,
+    audience: &Audience,
+    conditions: &[Condition],
+) -> Result<(SqlBuilder, &'static str), StorageError> {
+    let (columns, visible) = visible(conn, audience)?;
+    let mut sql = SqlBuilder::new();
+    sql.push(&format!(
+        "SELECT {columns} FROM messages m LEFT JOIN user_messages um \
+         ON um.message_id = m.id AND um.user_id = "
+    ))
+    .bind(Bind::Int(audience.reader.0));
+    sql.push(&format!(" WHERE {visible}"));
     for condition in conditions {
         sql.push(" AND ");
-        push_condition(&mut sql, condition, false);
+        push_condition(&mut sql, condition, false, audience.reader);
     }
-    (sql, order)
+    Ok((sql, "m.id"))
 }
 
 /// On SQLite, a narrow with `search:` read from the full-text index in ID order: the FTS5 table
 /// drives the query (its doclists are kept in rowid order, so `rowid <= anchor ORDER BY rowid
-/// DESC` walks them from the anchor), each match is joined to the reader's row and the message
+/// DESC` walks them from the anchor), each match is joined to the message and the reader's row
 /// by primary key, and the `LIMIT` stops the walk once a page is found. Nothing is ranked and
 /// the match set is never materialized or sorted: the cost is the matches walked (about the
 /// page divided by the share of matches the reader may see), not every match. The generic
@@ -438,51 +501,41 @@ fn matching(audience: &Audience, conditions: &[Condition]) -> (SqlBuilder, &'sta
 /// ID-ordered scan by its statistics, and when the search is not a plain condition of the
 /// narrow.
 fn matching_by_search(
-    conn: &DbConn,
+    conn: &mut DbConn,
     audience: &Audience,
     conditions: &[Condition],
-) -> Option<(SqlBuilder, &'static str)> {
+) -> Result<Option<(SqlBuilder, &'static str)>, StorageError> {
     if !matches!(conn, DbConn::Sqlite(_)) {
-        return None;
+        return Ok(None);
     }
-    let (position, text) = conditions.iter().enumerate().find_map(|(i, c)| match c {
+    let Some((position, text)) = conditions.iter().enumerate().find_map(|(i, c)| match c {
         Condition::Search(text) => Some((i, text)),
         _ => None,
-    })?;
+    }) else {
+        return Ok(None);
+    };
     let query = crate::sql::fts5_query(text);
     if query.is_empty() {
-        return None;
+        return Ok(None);
     }
+    let (columns, visible) = visible(conn, audience)?;
     let mut sql = SqlBuilder::new();
-    if audience.history_channels.is_empty() {
-        sql.push(&format!(
-            "SELECT {COLUMNS} FROM messages_fts CROSS JOIN user_messages um \
-             ON um.message_id = messages_fts.rowid AND um.user_id = "
-        ))
-        .bind(Bind::Int(audience.reader.0))
-        .push(" CROSS JOIN messages m ON m.id = messages_fts.rowid WHERE messages_fts MATCH ")
-        .bind(Bind::Text(query));
-    } else {
-        sql.push(&format!(
-            "SELECT {COLUMNS} FROM messages_fts CROSS JOIN messages m \
-             ON m.id = messages_fts.rowid LEFT JOIN user_messages um \
-             ON um.message_id = m.id AND um.user_id = "
-        ))
-        .bind(Bind::Int(audience.reader.0))
-        .push(" WHERE messages_fts MATCH ")
-        .bind(Bind::Text(query));
-        sql.push(&format!(
-            " AND (um.user_id IS NOT NULL OR m.channel_id IN ({}))",
-            id_list(audience.history_channels.iter().map(|c| c.0))
-        ));
-    }
+    sql.push(&format!(
+        "SELECT {columns} FROM messages_fts CROSS JOIN messages m \
+         ON m.id = messages_fts.rowid LEFT JOIN user_messages um \
+         ON um.message_id = m.id AND um.user_id = "
+    ))
+    .bind(Bind::Int(audience.reader.0))
+    .push(" WHERE messages_fts MATCH ")
+    .bind(Bind::Text(query));
+    sql.push(&format!(" AND {visible}"));
     for (i, condition) in conditions.iter().enumerate() {
         if i != position {
             sql.push(" AND ");
-            push_condition(&mut sql, condition, false);
+            push_condition(&mut sql, condition, false, audience.reader);
         }
     }
-    Some((sql, "messages_fts.rowid"))
+    Ok(Some((sql, "messages_fts.rowid")))
 }
 
 /// Reads up to `limit` messages on one side of `anchor` that the audience may see and that
@@ -499,8 +552,10 @@ pub fn page(
     if limit <= 0 {
         return Ok(Vec::new());
     }
-    let (mut sql, column) = matching_by_search(conn, audience, conditions)
-        .unwrap_or_else(|| matching(audience, conditions));
+    let (mut sql, column) = match matching_by_search(conn, audience, conditions)? {
+        Some(found) => found,
+        None => matching(conn, audience, conditions)?,
+    };
     let (op, order) = match (direction, include_anchor) {
         (Direction::Before, true) => ("<=", "DESC"),
         (Direction::Before, false) => ("<", "DESC"),
@@ -530,7 +585,7 @@ pub fn by_ids_for(
 ) -> Result<Vec<ReadMessage>, StorageError> {
     let mut all = conditions.to_vec();
     all.push(Condition::IdIn(ids.to_vec()));
-    let (mut sql, column) = matching(audience, &all);
+    let (mut sql, column) = matching(conn, audience, &all)?;
     sql.push(&format!(" ORDER BY {column} ASC"));
     let rows: Vec<PageRow> = sql.load(conn)?;
     Ok(rows
@@ -550,8 +605,10 @@ pub fn first_unread(
 ) -> Result<Option<i64>, StorageError> {
     let mut all = conditions.to_vec();
     all.push(Condition::Not(Box::new(Condition::Flag(flags::READ))));
-    let (mut sql, column) =
-        matching_by_search(conn, audience, &all).unwrap_or_else(|| matching(audience, &all));
+    let (mut sql, column) = match matching_by_search(conn, audience, &all)? {
+        Some(found) => found,
+        None => matching(conn, audience, &all)?,
+    };
     sql.push(&format!(" ORDER BY {column} ASC LIMIT 1"));
     let rows: Vec<PageRow> = sql.load(conn)?;
     Ok(rows.first().map(|r| r.message.id))
@@ -566,35 +623,30 @@ pub fn by_id(conn: &mut DbConn, id: MessageId) -> Result<Option<MessageRow>, Sto
         .optional()?)
 }
 
-/// A user's flags on a message, if they have a row.
+/// A user's flags on a message, if they received it or have a row for it.
 pub fn flags_of(
     conn: &mut DbConn,
     user: UserId,
     message: MessageId,
 ) -> Result<Option<i64>, StorageError> {
-    Ok(user_messages::table
-        .find((user.0, message.0))
-        .select(user_messages::flags)
-        .first(conn)
-        .optional()?)
+    Ok(crate::reader_flags::state(conn, user, message)?.and_then(|s| s.flags))
 }
 
-/// The highest message ID the user received, or None.
+/// The highest message ID the user received (or has a row for), or None.
 pub fn max_id_for(conn: &mut DbConn, user: UserId) -> Result<Option<i64>, StorageError> {
-    Ok(user_messages::table
-        .filter(user_messages::user_id.eq(user.0))
-        .select(diesel::dsl::max(user_messages::message_id))
-        .first(conn)?)
+    let audience = Audience {
+        reader: user,
+        history_channels: Vec::new(),
+    };
+    let newest = page(conn, &audience, &[], i64::MAX, Direction::Before, true, 1)?;
+    Ok(newest.first().map(|m| m.row.id))
 }
 
-/// Everyone who received a message.
+/// Everyone who received a message (or has a row for it).
 pub fn recipients_of(conn: &mut DbConn, message: MessageId) -> Result<Vec<UserId>, StorageError> {
-    Ok(user_messages::table
-        .filter(user_messages::message_id.eq(message.0))
-        .select(user_messages::user_id)
-        .load::<i64>(conn)?
+    Ok(crate::reader_flags::holders(conn, message)?
         .into_iter()
-        .map(UserId)
+        .map(|(user, _)| user)
         .collect())
 }
 
@@ -615,8 +667,8 @@ pub fn topic_senders(
         .collect())
 }
 
-/// Changes flags: sets (`add`) or clears the bits on the rows of these messages; returns the IDs
-/// whose flags changed.
+/// Changes flags: sets (`add`) or clears the bits on the messages the user received (or has a
+/// row for); returns the IDs whose flags changed.
 pub fn update_flags(
     conn: &mut DbConn,
     user: UserId,
@@ -624,20 +676,15 @@ pub fn update_flags(
     bit: i64,
     add: bool,
 ) -> Result<Vec<MessageId>, StorageError> {
-    let raw: Vec<i64> = ids.iter().map(|m| m.0).collect();
-    let current: Vec<(i64, i64)> = user_messages::table
-        .filter(user_messages::user_id.eq(user.0))
-        .filter(user_messages::message_id.eq_any(&raw))
-        .select((user_messages::message_id, user_messages::flags))
-        .load(conn)?;
     let mut changed = Vec::new();
-    for (id, bits) in current {
+    for (id, bits) in crate::reader_flags::flags_for(conn, user, ids)? {
+        let Some(bits) = bits else {
+            continue;
+        };
         let new = if add { bits | bit } else { bits & !bit };
         if new != bits {
-            diesel::update(user_messages::table.find((user.0, id)))
-                .set(user_messages::flags.eq(new))
-                .execute(conn)?;
-            changed.push(MessageId(id));
+            crate::reader_flags::set(conn, user, id, Some(new))?;
+            changed.push(id);
         }
     }
     changed.sort();
@@ -673,7 +720,7 @@ pub fn mark_read_where(
     };
     let mut all = conditions.to_vec();
     all.push(Condition::Not(Box::new(Condition::Flag(flags::READ))));
-    let (mut sql, column) = matching(&audience, &all);
+    let (mut sql, column) = matching(conn, &audience, &all)?;
     sql.push(&format!(" ORDER BY {column} ASC"));
     let rows: Vec<PageRow> = sql.load(conn)?;
     let ids: Vec<MessageId> = rows.iter().map(|r| MessageId(r.message.id)).collect();
@@ -685,14 +732,18 @@ pub fn mark_read_where(
 
 /// Unread counts are derived from this: the IDs of a user's unread messages.
 pub fn unread_ids(conn: &mut DbConn, user: UserId) -> Result<Vec<MessageId>, StorageError> {
-    Ok(user_messages::table
-        .filter(user_messages::user_id.eq(user.0))
-        .select((user_messages::message_id, user_messages::flags))
-        .load::<(i64, i64)>(conn)?
-        .into_iter()
-        .filter(|(_, bits)| bits & flags::READ == 0)
-        .map(|(id, _)| MessageId(id))
-        .collect())
+    let audience = Audience {
+        reader: user,
+        history_channels: Vec::new(),
+    };
+    let (mut sql, column) = matching(
+        conn,
+        &audience,
+        &[Condition::Not(Box::new(Condition::Flag(flags::READ)))],
+    )?;
+    sql.push(&format!(" ORDER BY {column} ASC"));
+    let rows: Vec<PageRow> = sql.load(conn)?;
+    Ok(rows.into_iter().map(|r| MessageId(r.message.id)).collect())
 }
 
 #[derive(QueryableByName)]
@@ -710,7 +761,7 @@ pub fn topics(
     audience: &Audience,
     channel: ChannelId,
 ) -> Result<Vec<(String, i64)>, StorageError> {
-    let (inner, _) = matching(audience, &[Condition::Channel(channel)]);
+    let (inner, _) = matching(conn, audience, &[Condition::Channel(channel)])?;
     let mut outer = SqlBuilder::new();
     outer.push("SELECT q.topic_key AS topic_key, MAX(q.id) AS max_id FROM (");
     outer.append(inner);
@@ -784,7 +835,10 @@ pub fn set_content(
 }
 
 /// Moves a message to a channel and topic and records the move; `moved_time` is None for
-/// resolving and unresolving, which are not moves.
+/// resolving and unresolving, which are not moves. Moving to another channel keeps everyone's
+/// flags as they were: whoever received the message before still has it with the same flags,
+/// in the form the new channel's spans allow, and nobody receives it through a span of the new
+/// channel who did not before (the callers then give and take rows by the new channel's rules).
 pub fn set_location(
     conn: &mut DbConn,
     id: MessageId,
@@ -794,6 +848,12 @@ pub fn set_location(
     moved_time: Option<i64>,
     history: &str,
 ) -> Result<(), StorageError> {
+    let old_channel = crate::reader_flags::channel_of(conn, id)?.and_then(|(c, _)| c);
+    let before = if old_channel != Some(channel.0) {
+        Some(crate::reader_flags::holders(conn, id)?)
+    } else {
+        None
+    };
     diesel::update(messages::table.find(id.0))
         .set((
             messages::channel_id.eq(channel.0),
@@ -808,6 +868,17 @@ pub fn set_location(
             .set(messages::last_moved_time.eq(moved))
             .execute(conn)?;
     }
+    if let Some(before) = before {
+        let after = crate::reader_flags::holders(conn, id)?;
+        for (user, _) in &after {
+            if !before.iter().any(|(u, _)| u == user) {
+                crate::reader_flags::set(conn, *user, id, None)?;
+            }
+        }
+        for (user, bits) in before {
+            crate::reader_flags::set(conn, user, id, Some(bits))?;
+        }
+    }
     Ok(())
 }
 
@@ -817,43 +888,36 @@ pub fn set_mentions(
     id: MessageId,
     mentioned: &[UserId],
 ) -> Result<(), StorageError> {
-    let rows: Vec<(i64, i64)> = user_messages::table
-        .filter(user_messages::message_id.eq(id.0))
-        .select((user_messages::user_id, user_messages::flags))
-        .load(conn)?;
-    for (user, bits) in rows {
-        let wanted = if mentioned.contains(&UserId(user)) {
+    for (user, bits) in crate::reader_flags::holders(conn, id)? {
+        let wanted = if mentioned.contains(&user) {
             bits | flags::MENTIONED
         } else {
             bits & !flags::MENTIONED
         };
         if wanted != bits {
-            diesel::update(user_messages::table.find((user, id.0)))
-                .set(user_messages::flags.eq(wanted))
-                .execute(conn)?;
+            crate::reader_flags::set(conn, user, id, Some(wanted))?;
         }
     }
     Ok(())
 }
 
-/// Removes the rows of users not in `keep` (who lose access after a move).
+/// Takes the messages away from everyone not in `keep` (who lose access after a move).
 pub fn remove_rows_except(
     conn: &mut DbConn,
     ids: &[MessageId],
     keep: &[UserId],
 ) -> Result<(), StorageError> {
-    let raw: Vec<i64> = ids.iter().map(|m| m.0).collect();
-    let keep: Vec<i64> = keep.iter().map(|u| u.0).collect();
-    diesel::delete(
-        user_messages::table
-            .filter(user_messages::message_id.eq_any(&raw))
-            .filter(user_messages::user_id.ne_all(&keep)),
-    )
-    .execute(conn)?;
+    for id in ids {
+        for (user, _) in crate::reader_flags::holders(conn, *id)? {
+            if !keep.contains(&user) {
+                crate::reader_flags::set(conn, user, *id, None)?;
+            }
+        }
+    }
     Ok(())
 }
 
-/// Gives `users` rows with `bits` for messages they have none for.
+/// Gives `users` the messages, with `bits`, where they do not have them.
 pub fn ensure_rows(
     conn: &mut DbConn,
     ids: &[MessageId],
@@ -861,25 +925,14 @@ pub fn ensure_rows(
     bits: i64,
 ) -> Result<(), StorageError> {
     for id in ids {
-        let have: Vec<i64> = user_messages::table
-            .filter(user_messages::message_id.eq(id.0))
-            .select(user_messages::user_id)
-            .load(conn)?;
-        let rows: Vec<_> = users
-            .iter()
-            .filter(|u| !have.contains(&u.0))
-            .map(|u| {
-                (
-                    user_messages::user_id.eq(u.0),
-                    user_messages::message_id.eq(id.0),
-                    user_messages::flags.eq(bits),
-                )
-            })
+        let have: Vec<UserId> = crate::reader_flags::holders(conn, *id)?
+            .into_iter()
+            .map(|(user, _)| user)
             .collect();
-        for chunk in rows.chunks(1000) {
-            crate::on_backend!(conn, |c| diesel::insert_into(user_messages::table)
-                .values(chunk)
-                .execute(c))?;
+        for user in users {
+            if !have.contains(user) {
+                crate::reader_flags::set(conn, *user, *id, Some(bits))?;
+            }
         }
     }
     Ok(())
@@ -893,69 +946,52 @@ pub fn set_date_sent(conn: &mut DbConn, id: MessageId, date_sent: i64) -> Result
     Ok(())
 }
 
-/// Users whose row for a message has the `read` flag.
+/// Users who have read a message (their flags on it have `read`), in ID order.
 pub fn readers(conn: &mut DbConn, id: MessageId) -> Result<Vec<UserId>, StorageError> {
-    Ok(user_messages::table
-        .filter(user_messages::message_id.eq(id.0))
-        .select((user_messages::user_id, user_messages::flags))
-        .order(user_messages::user_id)
-        .load::<(i64, i64)>(conn)?
+    Ok(crate::reader_flags::holders(conn, id)?
         .into_iter()
         .filter(|(_, bits)| bits & flags::READ != 0)
-        .map(|(user, _)| UserId(user))
+        .map(|(user, _)| user)
         .collect())
 }
 
-/// Which of these messages the user has a row for.
+/// Which of these messages the user received or has a row for.
 pub fn with_rows(
     conn: &mut DbConn,
     user: UserId,
     ids: &[MessageId],
 ) -> Result<std::collections::HashSet<MessageId>, StorageError> {
-    let raw: Vec<i64> = ids.iter().map(|m| m.0).collect();
-    Ok(user_messages::table
-        .filter(user_messages::user_id.eq(user.0))
-        .filter(user_messages::message_id.eq_any(raw))
-        .select(user_messages::message_id)
-        .load::<i64>(conn)?
+    Ok(crate::reader_flags::flags_for(conn, user, ids)?
         .into_iter()
-        .map(MessageId)
+        .filter(|(_, bits)| bits.is_some())
+        .map(|(id, _)| id)
         .collect())
 }
 
-/// Everyone who received a message, with their flags.
+/// Everyone who received a message (or has a row for it), with their flags.
 pub fn recipient_flags(
     conn: &mut DbConn,
     message: MessageId,
 ) -> Result<Vec<(UserId, i64)>, StorageError> {
-    Ok(user_messages::table
-        .filter(user_messages::message_id.eq(message.0))
-        .select((user_messages::user_id, user_messages::flags))
-        .load::<(i64, i64)>(conn)?
-        .into_iter()
-        .map(|(user, bits)| (UserId(user), bits))
-        .collect())
+    crate::reader_flags::holders(conn, message)
 }
 
-/// Everyone who received any of these messages.
+/// Everyone who received any of these messages (or has a row for one).
 pub fn recipients_of_any(
     conn: &mut DbConn,
     ids: &[MessageId],
 ) -> Result<Vec<UserId>, StorageError> {
-    let raw: Vec<i64> = ids.iter().map(|m| m.0).collect();
     let mut out = Vec::new();
-    for chunk in raw.chunks(500) {
+    for id in ids {
         out.extend(
-            user_messages::table
-                .filter(user_messages::message_id.eq_any(chunk))
-                .select(user_messages::user_id)
-                .distinct()
-                .load::<i64>(conn)?,
+            crate::reader_flags::holders(conn, *id)?
+                .into_iter()
+                .map(|(user, _)| user),
         );
     }
     out.sort_unstable();
     out.dedup();
-    Ok(out.into_iter().map(UserId).collect())
+    Ok(out)
 }
 
 /// Whether a channel topic has any message (case-insensitively).

@@ -16,6 +16,37 @@ pub fn run_pending(conn: &mut DbConn) -> Result<usize, StorageError> {
     applied.map_err(|e| StorageError::Migration(e.to_string()))
 }
 
+/// Applies the pending migrations whose version sorts before `version` (digits only, e.g.
+/// `20261126000080`), in order; returns how many ran. For tests that seed a database in the
+/// schema before a migration and then check what the migration makes of it.
+pub fn run_pending_before(conn: &mut DbConn, version: &str) -> Result<usize, StorageError> {
+    use diesel::migration::MigrationSource;
+    fn before<DB: diesel::backend::Backend>(
+        harness: &mut impl MigrationHarness<DB>,
+        source: EmbeddedMigrations,
+        version: &str,
+    ) -> diesel::migration::Result<usize> {
+        let applied = harness.applied_migrations()?;
+        let mut pending: Vec<_> = MigrationSource::<DB>::migrations(&source)?
+            .into_iter()
+            .filter(|m| {
+                let v = m.name().version().to_string();
+                v.as_str() < version && !applied.iter().any(|a| a.to_string() == v)
+            })
+            .collect();
+        pending.sort_by_key(|m| m.name().version().to_string());
+        for migration in &pending {
+            harness.run_migration(migration.as_ref())?;
+        }
+        Ok(pending.len())
+    }
+    let applied = match conn {
+        DbConn::Sqlite(c) => before(c, SQLITE, version),
+        DbConn::Pg(c) => before(c, POSTGRES, version),
+    };
+    applied.map_err(|e| StorageError::Migration(e.to_string()))
+}
+
 /// Whether some embedded migration is not applied yet.
 pub fn has_pending(conn: &mut DbConn) -> Result<bool, StorageError> {
     let pending = match conn {

@@ -175,6 +175,25 @@ diesel::table! {
         has_image -> Bool,
         has_attachment -> Bool,
         client -> Text,
+        stream_wildcard_mentioned -> Bool,
+    }
+}
+
+diesel::table! {
+    subscription_spans (user_id, channel_id, first_message_id) {
+        user_id -> BigInt,
+        channel_id -> BigInt,
+        first_message_id -> BigInt,
+        end_message_id -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    read_ranges (user_id, channel_id, high) {
+        user_id -> BigInt,
+        channel_id -> BigInt,
+        low -> BigInt,
+        high -> BigInt,
     }
 }
 
@@ -348,6 +367,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     user_status,
     alert_words,
     muted_users,
+    subscription_spans,
+    read_ranges,
 );
 
 diesel::table! {

@@ -133,6 +133,7 @@ pub fn subscribe(
             .values(chunk)
             .execute(c))?;
     }
+    crate::spans::sync_users(conn, channel, &added)?;
     Ok(added)
 }
 
@@ -156,7 +157,9 @@ pub fn unsubscribe(
     )
     .set(subs::active.eq(false))
     .execute(conn)?;
-    Ok(active.into_iter().map(UserId).collect())
+    let removed: Vec<UserId> = active.into_iter().map(UserId).collect();
+    crate::spans::sync_users(conn, channel, &removed)?;
+    Ok(removed)
 }
 
 /// Active subscribers of a channel, in ID order.

@@ -1,6 +1,6 @@
 //! Per-user summaries that register snapshots need: unread messages, starred messages and recent
-//! direct-message conversations. Each reads through a partial index on `user_messages`, so the
-//! cost follows what is unread, starred or direct rather than the user's whole history.
+//! direct-message conversations. Starred and direct ones read through a partial index on
+//! `user_messages`; unread ones through the reader's spans and read ranges.
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
@@ -33,19 +33,37 @@ pub struct UnreadRow {
 }
 
 /// A user's unread messages, oldest first, at most `limit` (the newest ones when there are more).
+/// Channel messages come from the reader's spans and read ranges, direct ones from their rows.
 pub fn unread(conn: &mut DbConn, user: UserId, limit: i64) -> Result<Vec<UnreadRow>, StorageError> {
-    let mut sql = SqlBuilder::new();
-    sql.push(
-        "SELECT * FROM (SELECT m.id AS id, um.flags AS flags, m.sender_id AS sender_id, \
-         m.channel_id AS channel_id, m.topic AS topic, m.dm_key AS dm_key \
-         FROM user_messages um JOIN messages m ON m.id = um.message_id \
-         WHERE um.user_id = ",
-    );
-    sql.bind(Bind::Int(user.0));
-    sql.push(" AND (um.flags & 1) = 0 ORDER BY um.message_id DESC LIMIT ");
-    sql.bind(Bind::Int(limit));
-    sql.push(") recent ORDER BY id ASC");
-    sql.load(conn)
+    use crate::messages::{page, Audience, Condition, Direction};
+    let audience = Audience {
+        reader: user,
+        history_channels: Vec::new(),
+    };
+    let unread = [Condition::Not(Box::new(Condition::Flag(
+        parley_domain::message::flags::READ,
+    )))];
+    let mut rows: Vec<UnreadRow> = page(
+        conn,
+        &audience,
+        &unread,
+        i64::MAX,
+        Direction::Before,
+        true,
+        limit,
+    )?
+    .into_iter()
+    .map(|m| UnreadRow {
+        id: m.row.id,
+        flags: m.effective_flags(),
+        sender_id: m.row.sender_id,
+        channel_id: m.row.channel_id,
+        topic: m.row.topic,
+        dm_key: m.row.dm_key,
+    })
+    .collect();
+    rows.reverse();
+    Ok(rows)
 }
 
 #[derive(QueryableByName)]

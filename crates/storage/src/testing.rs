@@ -97,6 +97,37 @@ pub fn scratch_database(backend: &Backend) -> ScratchDatabase {
     }
 }
 
+/// A scratch database of `backend` with no migration applied, for tests of a migration on a
+/// database in an older schema ([`crate::migrate::run_pending_before`]).
+#[allow(clippy::expect_used)]
+pub fn empty_database(backend: &Backend) -> ScratchDatabase {
+    match backend {
+        Backend::Sqlite => {
+            let dir = tempfile::tempdir().expect("temporary directory");
+            let path = dir.path().join("parley.db");
+            ScratchDatabase {
+                url_text: format!("sqlite://{}", path.display()),
+                url: DatabaseUrl::Sqlite(path),
+                _dir: Some(dir),
+                postgres: None,
+            }
+        }
+        Backend::Postgres(base_url) => {
+            let name = format!("t_{}", uuid::Uuid::new_v4().simple());
+            let mut conn = connect(base_url);
+            conn.batch_execute(&format!("CREATE DATABASE {name}"))
+                .expect("create an empty test database");
+            let url = with_database(base_url, &name);
+            ScratchDatabase {
+                url: DatabaseUrl::Postgres(url.clone()),
+                url_text: url,
+                _dir: None,
+                postgres: Some((base_url.clone(), name)),
+            }
+        }
+    }
+}
+
 #[allow(clippy::panic)]
 fn connect(url: &str) -> PgConnection {
     PgConnection::establish(url).unwrap_or_else(|e| {

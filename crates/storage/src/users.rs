@@ -185,6 +185,7 @@ pub fn set_active(conn: &mut DbConn, id: UserId, active: bool) -> Result<(), Sto
     diesel::update(users::table.find(id.0))
         .set(users::is_active.eq(active))
         .execute(conn)?;
+    crate::spans::sync_user(conn, id)?;
     Ok(())
 }
 

@@ -43,6 +43,7 @@ mod scheduled_messages;
 mod server_settings;
 mod settings;
 mod small_endpoints;
+mod spans_migration;
 mod subscriptions_update;
 mod typing;
 mod uploads;

@@ -1,0 +1,260 @@
+//! A reader's flags on a message in the representation of issue 15 (`docs/architecture.md`,
+//! "The write path at scale"): subscription spans say who received a channel message, read
+//! ranges which of them are read, `messages.stream_wildcard_mentioned` carries `@all`, and
+//! `user_messages` holds the rest.
+//!
+//! For a channel message covered by one of the reader's spans of its channel, the flags are the
+//! row's bits other than `read` and `stream_wildcard_mentioned` (no row: none), `read` when a
+//! read range contains the message, and `stream_wildcard_mentioned` from the message. For any
+//! other message (direct messages, historical rows, the copy of a sender who is not subscribed)
+//! the row is the flags, as before; no row and no span: not received.
+
+use crate::conn::DbConn;
+use crate::error::StorageError;
+use crate::schema::{messages, user_messages};
+use crate::sql::SqlBuilder;
+use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Nullable};
+use parley_domain::message::flags;
+use parley_domain::{ChannelId, MessageId, UserId};
+
+/// The bits a span-covered row never stores: they come from the read ranges and the message.
+pub const DERIVED_BITS: i64 = flags::READ | flags::STREAM_WILDCARD_MENTIONED;
+
+/// SQL that is true when one of the reader's spans of `m`'s channel contains `m` (one probe of the
+/// span primary key: the span with the largest start at or below the message). `reader` is SQL:
+/// a user ID or a column.
+pub fn covered_sql(reader: &str) -> String {
+    format!(
+        "(COALESCE((SELECT COALESCE(s.end_message_id, {max}) FROM subscription_spans s \
+           WHERE s.user_id = {u} AND s.channel_id = m.channel_id AND s.first_message_id <= m.id \
+           ORDER BY s.first_message_id DESC LIMIT 1), 0) > m.id)",
+        max = i64::MAX,
+        u = reader
+    )
+}
+
+/// SQL that is true when one of the reader's read ranges of `m`'s channel contains `m` (one
+/// probe: the range with the smallest `high` at or above the message).
+pub fn in_read_range_sql(reader: &str) -> String {
+    format!(
+        "(COALESCE((SELECT r.low FROM read_ranges r \
+           WHERE r.user_id = {u} AND r.channel_id = m.channel_id AND r.high >= m.id \
+           ORDER BY r.high LIMIT 1), m.id + 1) <= m.id)",
+        u = reader
+    )
+}
+
+/// SQL for the reader's flags on message `m`, whose row (if any) is `um`; NULL when the reader
+/// neither received the message nor has a row for it. `reader` is SQL: a user ID or a column.
+pub fn flags_sql(reader: &str) -> String {
+    format!(
+        "(CASE WHEN m.channel_id IS NOT NULL AND {covered} THEN \
+           (COALESCE(um.flags, 0) & ({keep})) \
+           | (CASE WHEN {read} THEN {read_bit} ELSE 0 END) \
+           | (CASE WHEN m.stream_wildcard_mentioned THEN {swm} ELSE 0 END) \
+         ELSE um.flags END)",
+        covered = covered_sql(reader),
+        keep = !DERIVED_BITS,
+        read = in_read_range_sql(reader),
+        read_bit = flags::READ,
+        swm = flags::STREAM_WILDCARD_MENTIONED,
+    )
+}
+
+#[derive(QueryableByName)]
+struct FlagsRow {
+    #[diesel(sql_type = BigInt)]
+    id: i64,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    flags: Option<i64>,
+}
+
+/// `reader`'s flags on each of these messages that exists (None: not received and no row), in
+/// ID order.
+pub fn flags_for(
+    conn: &mut DbConn,
+    reader: UserId,
+    ids: &[MessageId],
+) -> Result<Vec<(MessageId, Option<i64>)>, StorageError> {
+    let mut out = Vec::with_capacity(ids.len());
+    for chunk in ids.chunks(500) {
+        let list: Vec<String> = chunk.iter().map(|m| m.0.to_string()).collect();
+        if list.is_empty() {
+            continue;
+        }
+        let mut sql = SqlBuilder::new();
+        sql.push(&format!(
+            "SELECT m.id AS id, {flags} AS flags FROM messages m LEFT JOIN user_messages um \
+             ON um.message_id = m.id AND um.user_id = {u} WHERE m.id IN ({list}) ORDER BY m.id",
+            flags = flags_sql(&reader.0.to_string()),
+            u = reader.0,
+            list = list.join(","),
+        ));
+        let rows: Vec<FlagsRow> = sql.load(conn)?;
+        out.extend(rows.into_iter().map(|r| (MessageId(r.id), r.flags)));
+    }
+    Ok(out)
+}
+
+/// What one user's flags on one message are made of.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MessageState {
+    /// The flags as the API shows them (None: not received, no row).
+    pub flags: Option<i64>,
+    /// The channel, for channel messages.
+    pub channel: Option<ChannelId>,
+    /// One of the user's spans covers the message.
+    pub covered: bool,
+    /// The message's `@all` column.
+    pub stream_wildcard: bool,
+    /// The user's row.
+    pub row: Option<i64>,
+}
+
+#[derive(QueryableByName)]
+struct StateRow {
+    #[diesel(sql_type = Nullable<BigInt>)]
+    channel_id: Option<i64>,
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    covered: bool,
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    stream_wildcard_mentioned: bool,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    row_flags: Option<i64>,
+    #[diesel(sql_type = Nullable<BigInt>)]
+    flags: Option<i64>,
+}
+
+/// One user's [`MessageState`] on one message; None when the message does not exist.
+pub fn state(
+    conn: &mut DbConn,
+    user: UserId,
+    message: MessageId,
+) -> Result<Option<MessageState>, StorageError> {
+    let u = user.0.to_string();
+    let mut sql = SqlBuilder::new();
+    sql.push(&format!(
+        "SELECT m.channel_id AS channel_id, \
+         (CASE WHEN m.channel_id IS NOT NULL AND {covered} THEN 1 = 1 ELSE 1 = 0 END) AS covered, \
+         m.stream_wildcard_mentioned AS stream_wildcard_mentioned, um.flags AS row_flags, \
+         {flags} AS flags FROM messages m LEFT JOIN user_messages um \
+         ON um.message_id = m.id AND um.user_id = {u} WHERE m.id = {id}",
+        covered = covered_sql(&u),
+        flags = flags_sql(&u),
+        id = message.0,
+    ));
+    let rows: Vec<StateRow> = sql.load(conn)?;
+    Ok(rows.into_iter().next().map(|r| MessageState {
+        flags: r.flags,
+        channel: r.channel_id.map(ChannelId),
+        covered: r.covered,
+        stream_wildcard: r.stream_wildcard_mentioned,
+        row: r.row_flags,
+    }))
+}
+
+#[derive(QueryableByName)]
+struct HolderRow {
+    #[diesel(sql_type = BigInt)]
+    user_id: i64,
+    #[diesel(sql_type = BigInt)]
+    flags: i64,
+}
+
+/// Everyone with flags on a message (who received it, or has a historical row), with their
+/// flags, in user ID order: the spans of its channel that contain it, and its rows.
+pub fn holders(conn: &mut DbConn, message: MessageId) -> Result<Vec<(UserId, i64)>, StorageError> {
+    let mut sql = SqlBuilder::new();
+    sql.push(&format!(
+        "SELECT h.user_id AS user_id, {flags} AS flags FROM \
+         (SELECT s.user_id AS user_id FROM subscription_spans s JOIN messages m0 \
+            ON m0.channel_id = s.channel_id \
+          WHERE m0.id = {id} AND s.first_message_id <= {id} \
+            AND (s.end_message_id IS NULL OR s.end_message_id > {id}) \
+          UNION SELECT user_id FROM user_messages WHERE message_id = {id}) h \
+         JOIN messages m ON m.id = {id} \
+         LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = h.user_id \
+         ORDER BY h.user_id",
+        flags = flags_sql("h.user_id"),
+        id = message.0,
+    ));
+    let rows: Vec<HolderRow> = sql.load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|r| (UserId(r.user_id), r.flags))
+        .collect())
+}
+
+fn write_row(
+    conn: &mut DbConn,
+    user: UserId,
+    message: MessageId,
+    bits: Option<i64>,
+) -> Result<(), StorageError> {
+    diesel::delete(user_messages::table.find((user.0, message.0))).execute(conn)?;
+    if let Some(bits) = bits {
+        diesel::insert_into(user_messages::table)
+            .values((
+                user_messages::user_id.eq(user.0),
+                user_messages::message_id.eq(message.0),
+                user_messages::flags.eq(bits),
+            ))
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// Makes one user's flags on one message exactly `wanted` (None: not received, no row), in
+/// whichever form holds them: for a message a span covers, the read range and the sparse row
+/// (removed when no bit is left), or, when `wanted` cannot be said that way (not received, or
+/// `@all` unlike the message's), the span is split around the message and the row holds the
+/// flags whole; otherwise the row.
+pub fn set(
+    conn: &mut DbConn,
+    user: UserId,
+    message: MessageId,
+    wanted: Option<i64>,
+) -> Result<(), StorageError> {
+    let Some(now) = state(conn, user, message)? else {
+        return Ok(());
+    };
+    if now.flags == wanted {
+        return Ok(());
+    }
+    let (true, Some(channel)) = (now.covered, now.channel) else {
+        return write_row(conn, user, message, wanted);
+    };
+    match wanted {
+        Some(bits) if (bits & flags::STREAM_WILDCARD_MENTIONED != 0) == now.stream_wildcard => {
+            let was_read = now.flags.is_some_and(|f| f & flags::READ != 0);
+            let read = bits & flags::READ != 0;
+            if read && !was_read {
+                crate::read_ranges::add(conn, user, channel, message.0)?;
+            } else if !read && was_read {
+                crate::read_ranges::remove(conn, user, channel, message.0)?;
+            }
+            let sparse = bits & !DERIVED_BITS;
+            if now.row != Some(sparse) {
+                write_row(conn, user, message, (sparse != 0).then_some(sparse))?;
+            }
+            Ok(())
+        }
+        _ => {
+            crate::spans::exclude(conn, user, channel, message.0)?;
+            write_row(conn, user, message, wanted)
+        }
+    }
+}
+
+/// The channel and `@all` column of a message.
+pub fn channel_of(
+    conn: &mut DbConn,
+    message: MessageId,
+) -> Result<Option<(Option<i64>, bool)>, StorageError> {
+    Ok(messages::table
+        .find(message.0)
+        .select((messages::channel_id, messages::stream_wildcard_mentioned))
+        .first(conn)
+        .optional()?)
+}

@@ -1,0 +1,201 @@
+//! Subscription spans (issue 15): a user received every message of a channel with an ID in
+//! `[first_message_id, end_message_id)`; `end_message_id` is NULL while the user is an active
+//! subscriber and an active user, the two inputs of the send's recipient rule
+//! ([`crate::subscriptions::active_recipients`]). A send therefore writes nothing per
+//! recipient; spans change only where those inputs change, through [`sync`].
+
+use crate::conn::DbConn;
+use crate::error::StorageError;
+use crate::schema::{messages, subscription_spans as spans, subscriptions as subs, users};
+use diesel::prelude::*;
+use parley_domain::{ChannelId, UserId};
+use std::collections::HashSet;
+
+/// The ID the next message will have at the least: a span opened here covers every later
+/// message and none that exists; one closed here covers every message that exists.
+pub fn next_message_id(conn: &mut DbConn) -> Result<i64, StorageError> {
+    let max: Option<i64> = messages::table
+        .select(diesel::dsl::max(messages::id))
+        .first(conn)?;
+    Ok(max.unwrap_or(0) + 1)
+}
+
+/// Whether the send rule counts the user as a recipient of the channel now.
+fn wanted(conn: &mut DbConn, user: UserId, channel: ChannelId) -> Result<bool, StorageError> {
+    Ok(subs::table
+        .inner_join(users::table)
+        .filter(subs::user_id.eq(user.0))
+        .filter(subs::channel_id.eq(channel.0))
+        .filter(subs::active.eq(true))
+        .filter(users::is_active.eq(true))
+        .count()
+        .get_result::<i64>(conn)?
+        > 0)
+}
+
+/// Opens or closes the user's span of the channel so that it is open exactly when the user is
+/// an active subscriber and an active user. Reopening right where the last span ended (no
+/// message in between) extends that span instead of starting another.
+pub fn sync(conn: &mut DbConn, user: UserId, channel: ChannelId) -> Result<(), StorageError> {
+    let want = wanted(conn, user, channel)?;
+    let open: Option<i64> = spans::table
+        .filter(spans::user_id.eq(user.0))
+        .filter(spans::channel_id.eq(channel.0))
+        .filter(spans::end_message_id.is_null())
+        .select(spans::first_message_id)
+        .first(conn)
+        .optional()?;
+    let next = next_message_id(conn)?;
+    match (want, open) {
+        (true, None) => {
+            let adjacent: Option<i64> = spans::table
+                .filter(spans::user_id.eq(user.0))
+                .filter(spans::channel_id.eq(channel.0))
+                .filter(spans::end_message_id.ge(next))
+                .select(spans::first_message_id)
+                .first(conn)
+                .optional()?;
+            if let Some(first) = adjacent {
+                diesel::update(spans::table.find((user.0, channel.0, first)))
+                    .set(spans::end_message_id.eq(None::<i64>))
+                    .execute(conn)?;
+            } else {
+                diesel::insert_into(spans::table)
+                    .values((
+                        spans::user_id.eq(user.0),
+                        spans::channel_id.eq(channel.0),
+                        spans::first_message_id.eq(next),
+                        spans::end_message_id.eq(None::<i64>),
+                    ))
+                    .execute(conn)?;
+            }
+        }
+        (false, Some(first)) => {
+            let target = spans::table.find((user.0, channel.0, first));
+            if next <= first {
+                diesel::delete(target).execute(conn)?;
+            } else {
+                diesel::update(target)
+                    .set(spans::end_message_id.eq(Some(next)))
+                    .execute(conn)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// [`sync`] for these users in one channel.
+pub fn sync_users(
+    conn: &mut DbConn,
+    channel: ChannelId,
+    users: &[UserId],
+) -> Result<(), StorageError> {
+    for user in users {
+        sync(conn, *user, channel)?;
+    }
+    Ok(())
+}
+
+/// [`sync`] for every channel the user is subscribed to or has an open span in (after the
+/// user is deactivated or reactivated).
+pub fn sync_user(conn: &mut DbConn, user: UserId) -> Result<(), StorageError> {
+    let mut channels: Vec<i64> = subs::table
+        .filter(subs::user_id.eq(user.0))
+        .filter(subs::active.eq(true))
+        .select(subs::channel_id)
+        .load(conn)?;
+    channels.extend(
+        spans::table
+            .filter(spans::user_id.eq(user.0))
+            .filter(spans::end_message_id.is_null())
+            .select(spans::channel_id)
+            .load::<i64>(conn)?,
+    );
+    channels.sort_unstable();
+    channels.dedup();
+    for channel in channels {
+        sync(conn, user, ChannelId(channel))?;
+    }
+    Ok(())
+}
+
+/// The users with an open span of the channel: the recipients of a message sent now.
+pub fn open_users(conn: &mut DbConn, channel: ChannelId) -> Result<HashSet<UserId>, StorageError> {
+    Ok(spans::table
+        .filter(spans::channel_id.eq(channel.0))
+        .filter(spans::end_message_id.is_null())
+        .select(spans::user_id)
+        .load::<i64>(conn)?
+        .into_iter()
+        .map(UserId)
+        .collect())
+}
+
+/// The users whose span of the channel contains this message ID.
+pub fn covering(
+    conn: &mut DbConn,
+    channel: ChannelId,
+    message: i64,
+) -> Result<Vec<UserId>, StorageError> {
+    Ok(spans::table
+        .filter(spans::channel_id.eq(channel.0))
+        .filter(spans::first_message_id.le(message))
+        .filter(
+            spans::end_message_id
+                .is_null()
+                .or(spans::end_message_id.gt(message)),
+        )
+        .select(spans::user_id)
+        .load::<i64>(conn)?
+        .into_iter()
+        .map(UserId)
+        .collect())
+}
+
+/// Takes one message ID out of the user's span of the channel that contains it (splitting the
+/// span), for a message the user must not count as received although the span covers its ID:
+/// one moved into the channel from elsewhere, or taken away from the user.
+pub fn exclude(
+    conn: &mut DbConn,
+    user: UserId,
+    channel: ChannelId,
+    message: i64,
+) -> Result<(), StorageError> {
+    let span: Option<(i64, Option<i64>)> = spans::table
+        .filter(spans::user_id.eq(user.0))
+        .filter(spans::channel_id.eq(channel.0))
+        .filter(spans::first_message_id.le(message))
+        .order(spans::first_message_id.desc())
+        .select((spans::first_message_id, spans::end_message_id))
+        .first(conn)
+        .optional()?;
+    let Some((first, end)) = span else {
+        return Ok(());
+    };
+    if end.is_some_and(|end| end <= message) {
+        return Ok(());
+    }
+    diesel::delete(spans::table.find((user.0, channel.0, first))).execute(conn)?;
+    if first < message {
+        diesel::insert_into(spans::table)
+            .values((
+                spans::user_id.eq(user.0),
+                spans::channel_id.eq(channel.0),
+                spans::first_message_id.eq(first),
+                spans::end_message_id.eq(Some(message)),
+            ))
+            .execute(conn)?;
+    }
+    if end.is_none_or(|end| end > message + 1) {
+        diesel::insert_into(spans::table)
+            .values((
+                spans::user_id.eq(user.0),
+                spans::channel_id.eq(channel.0),
+                spans::first_message_id.eq(message + 1),
+                spans::end_message_id.eq(end),
+            ))
+            .execute(conn)?;
+    }
+    Ok(())
+}
