@@ -44,6 +44,7 @@ mod server_settings;
 mod settings;
 mod small_endpoints;
 mod spans_migration;
+mod sparse_rows;
 mod subscriptions_update;
 mod typing;
 mod uploads;
