@@ -45,6 +45,7 @@ pub mod subscriptions;
 pub mod summaries;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod unread;
 pub mod url;
 pub mod user_status;
 pub mod user_topics;

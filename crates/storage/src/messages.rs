@@ -466,6 +466,15 @@ fn visible(conn: &mut DbConn, audience: &Audience) -> Result<(String, String), S
     Ok((columns, condition))
 }
 
+/// Whether the conditions require the message to be unread (a plain `NOT read`).
+fn asks_unread(conditions: &[Condition]) -> bool {
+    conditions.iter().any(|c| match c {
+        Condition::Not(inner) => matches!(**inner, Condition::Flag(flags::READ)),
+        Condition::All(items) => asks_unread(items),
+        _ => false,
+    })
+}
+
 /// The query of every message the audience may see that matches every condition, and the
 /// column to order and page by. Messages are read in ID order and each is checked against the
 /// reader's row and spans (one probe each).
@@ -482,6 +491,15 @@ fn matching(
     ))
     .bind(Bind::Int(audience.reader.0));
     sql.push(&format!(" WHERE {visible}"));
+    if asks_unread(conditions) {
+        // Unread messages are few and found without the history (`unread::ids`); the page is
+        // read among them instead of walking every message for the ones outside read ranges.
+        let unread = crate::unread::ids(conn, audience.reader)?;
+        sql.push(&format!(
+            " AND m.id IN ({})",
+            id_list(unread.iter().map(|m| m.0))
+        ));
+    }
     for condition in conditions {
         sql.push(" AND ");
         push_condition(&mut sql, condition, false, audience.reader);
@@ -730,20 +748,9 @@ pub fn mark_read_where(
     Ok(ids)
 }
 
-/// Unread counts are derived from this: the IDs of a user's unread messages.
+/// Unread counts are derived from this: the IDs of a user's unread messages, in ID order.
 pub fn unread_ids(conn: &mut DbConn, user: UserId) -> Result<Vec<MessageId>, StorageError> {
-    let audience = Audience {
-        reader: user,
-        history_channels: Vec::new(),
-    };
-    let (mut sql, column) = matching(
-        conn,
-        &audience,
-        &[Condition::Not(Box::new(Condition::Flag(flags::READ)))],
-    )?;
-    sql.push(&format!(" ORDER BY {column} ASC"));
-    let rows: Vec<PageRow> = sql.load(conn)?;
-    Ok(rows.into_iter().map(|r| MessageId(r.message.id)).collect())
+    crate::unread::ids(conn, user)
 }
 
 #[derive(QueryableByName)]

@@ -1,6 +1,6 @@
 //! Per-user summaries that register snapshots need: unread messages, starred messages and recent
 //! direct-message conversations. Starred and direct ones read through a partial index on
-//! `user_messages`; unread ones through the reader's spans and read ranges.
+//! `user_messages`; unread ones from the reader's spans, read ranges and rows.
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
@@ -33,36 +33,33 @@ pub struct UnreadRow {
 }
 
 /// A user's unread messages, oldest first, at most `limit` (the newest ones when there are more).
-/// Channel messages come from the reader's spans and read ranges, direct ones from their rows.
+/// Found from the reader's spans, read ranges and rows ([`crate::unread::ids`]), never by
+/// reading the history.
 pub fn unread(conn: &mut DbConn, user: UserId, limit: i64) -> Result<Vec<UnreadRow>, StorageError> {
-    use crate::messages::{page, Audience, Condition, Direction};
+    use crate::messages::{by_ids_for, Audience};
+    let ids = crate::unread::ids(conn, user)?;
+    let newest = &ids[ids
+        .len()
+        .saturating_sub(usize::try_from(limit).unwrap_or(0))..];
     let audience = Audience {
         reader: user,
         history_channels: Vec::new(),
     };
-    let unread = [Condition::Not(Box::new(Condition::Flag(
-        parley_domain::message::flags::READ,
-    )))];
-    let mut rows: Vec<UnreadRow> = page(
-        conn,
-        &audience,
-        &unread,
-        i64::MAX,
-        Direction::Before,
-        true,
-        limit,
-    )?
-    .into_iter()
-    .map(|m| UnreadRow {
-        id: m.row.id,
-        flags: m.effective_flags(),
-        sender_id: m.row.sender_id,
-        channel_id: m.row.channel_id,
-        topic: m.row.topic,
-        dm_key: m.row.dm_key,
-    })
-    .collect();
-    rows.reverse();
+    let mut rows = Vec::with_capacity(newest.len());
+    for chunk in newest.chunks(500) {
+        rows.extend(
+            by_ids_for(conn, &audience, chunk, &[])?
+                .into_iter()
+                .map(|m| UnreadRow {
+                    id: m.row.id,
+                    flags: m.effective_flags(),
+                    sender_id: m.row.sender_id,
+                    channel_id: m.row.channel_id,
+                    topic: m.row.topic,
+                    dm_key: m.row.dm_key,
+                }),
+        );
+    }
     Ok(rows)
 }
 
