@@ -387,18 +387,30 @@ const COLUMNS: &str = "m.id, m.sender_id, m.channel_id, m.topic, m.topic_key, m.
     m.has_attachment, m.client, um.flags AS reader_flags";
 
 #[derive(QueryableByName)]
-struct PageRow {
+pub(crate) struct PageRow {
     #[diesel(embed)]
     message: MessageRow,
     #[diesel(sql_type = Nullable<BigInt>)]
     reader_flags: Option<i64>,
 }
 
+impl PageRow {
+    pub(crate) fn into_read(self) -> ReadMessage {
+        ReadMessage {
+            row: self.message,
+            flags: self.reader_flags,
+        }
+    }
+}
+
 /// The query of every message the audience may see that matches every condition, and the
 /// column to order and page by. A reader's own messages are read from their `user_messages` rows
 /// in ID order, so a page costs O(page) through the `(user_id, message_id)` key; channel
 /// histories are read from the messages, through the channel indexes.
-fn matching(audience: &Audience, conditions: &[Condition]) -> (SqlBuilder, &'static str) {
+pub(crate) fn matching(
+    audience: &Audience,
+    conditions: &[Condition],
+) -> (SqlBuilder, &'static str) {
     let mut sql = SqlBuilder::new();
     let order = if audience.history_channels.is_empty() {
         sql.push(&format!(
@@ -434,9 +446,8 @@ fn matching(audience: &Audience, conditions: &[Condition]) -> (SqlBuilder, &'sta
 /// page divided by the share of matches the reader may see), not every match. The generic
 /// form (`m.id IN (SELECT rowid …)`) builds the whole match set first.
 ///
-/// None (use [`matching`]) on PostgreSQL, whose planner chooses between the GIN index and an
-/// ID-ordered scan by its statistics, and when the search is not a plain condition of the
-/// narrow.
+/// None (use [`matching`]) on PostgreSQL, which reads such pages in ID windows instead
+/// (`search_windows`), and when the search is not a plain condition of the narrow.
 fn matching_by_search(
     conn: &DbConn,
     audience: &Audience,
@@ -499,6 +510,18 @@ pub fn page(
     if limit <= 0 {
         return Ok(Vec::new());
     }
+    let windowed = crate::search_windows::page(
+        conn,
+        audience,
+        conditions,
+        anchor,
+        direction,
+        include_anchor,
+        limit,
+    )?;
+    if let Some(found) = windowed {
+        return Ok(found);
+    }
     let (mut sql, column) = matching_by_search(conn, audience, conditions)
         .unwrap_or_else(|| matching(audience, conditions));
     let (op, order) = match (direction, include_anchor) {
@@ -550,6 +573,10 @@ pub fn first_unread(
 ) -> Result<Option<i64>, StorageError> {
     let mut all = conditions.to_vec();
     all.push(Condition::Not(Box::new(Condition::Flag(flags::READ))));
+    let windowed = crate::search_windows::page(conn, audience, &all, 0, Direction::After, true, 1)?;
+    if let Some(found) = windowed {
+        return Ok(found.first().map(|m| m.row.id));
+    }
     let (mut sql, column) =
         matching_by_search(conn, audience, &all).unwrap_or_else(|| matching(audience, &all));
     sql.push(&format!(" ORDER BY {column} ASC LIMIT 1"));

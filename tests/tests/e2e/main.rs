@@ -40,6 +40,7 @@ mod requests;
 mod s3_uploads;
 mod saved_snippets;
 mod scheduled_messages;
+mod search_pages;
 mod server_settings;
 mod settings;
 mod small_endpoints;
