@@ -532,6 +532,13 @@ pub fn page(
     };
     sql.push(&format!(" AND {column} {op} "))
         .bind(Bind::Int(anchor));
+    if column == "um.message_id" {
+        // PostgreSQL carries equalities across a join, not ranges: without the same bound on
+        // `m.id`, its merge join read the messages' key from the far end up to the anchor
+        // (100,000 entries for a page from the middle of a history).
+        sql.push(&format!(" AND m.id {op} "))
+            .bind(Bind::Int(anchor));
+    }
     sql.push(&format!(" ORDER BY {column} {order} LIMIT "))
         .bind(Bind::Int(limit));
     let rows: Vec<PageRow> = sql.load(conn)?;
