@@ -317,7 +317,18 @@ def run(site, data_dir, server, args):
             img = a.locator(".message-content .message_inline_image img").first
             img.wait_for()
             a.wait_for_function("[...document.querySelectorAll('.message_inline_image img')].some(i => i.complete && i.naturalWidth > 0)")
-        step("owner uploads an image and sees it inline", upload)
+            # the upload link opens in the browser with the session, and not without it
+            href = a.locator(".message-content .message_inline_image a").first.get_attribute("href")
+            with_session = a_ctx.request.get(urllib.parse.urljoin(site + "/", href))
+            without = urllib.request.Request(urllib.parse.urljoin(site + "/", href))
+            try:
+                urllib.request.urlopen(without, timeout=30)
+                anonymous = 200
+            except urllib.error.HTTPError as e:
+                anonymous = e.code
+            ok = with_session.status == 200 and with_session.headers["content-type"] == "image/png" and anonymous == 401
+            return ok or (href, with_session.status, anonymous)
+        step("owner uploads an image and sees it inline; its link opens with the session only", upload)
         step("bea sees the image inline too", lambda: (
             b.goto(f"{site}/#narrow/channel/{channel_id}-browser-tests/topic/pictures"),
             b.locator(".message-content .message_inline_image img").first.wait_for()))
