@@ -300,7 +300,11 @@ def run(site, data_dir, server, args):
             a.locator("dialog button[type=submit]").click()
             a.wait_for_selector("dialog", state="detached")
             a.locator(".topics .nav-link.resolved", has_text="lunch").wait_for()
-        step("owner stars a message and resolves the topic (move dialog)", star_and_resolve)
+            # the view follows the topic it showed
+            a.wait_for_selector(".narrow-title:has-text('✔ lunch')")
+            message_locator(a, "Who is coming to dinner?").wait_for()
+            return "/topic/.E2.9C.94.20lunch" in a.url or a.url
+        step("owner stars a message and resolves the topic (move dialog); the view follows it", star_and_resolve)
         step("bea's topic list marks the topic resolved ✔", lambda: (
             b.goto(f"{site}/#narrow/channel/{channel_id}-browser-tests"),
             b.locator(".topics .nav-link.resolved .resolved-mark").first.wait_for()))
@@ -632,6 +636,21 @@ def run(site, data_dir, server, args):
             msg.wait_for(state="detached")
             message_locator(b, "A message to delete").wait_for(state="detached")
         step("owner deletes a message; it goes for bea too", delete)
+
+        def move_one():
+            compose_to_channel(a, channel_id, "pictures", "A message to move")
+            msg = message_locator(a, "A message to move")
+            msg.hover()
+            msg.locator("button[aria-label='Move']").click()
+            a.locator("dialog label", has_text="Topic").locator("input").fill("moved here")
+            a.locator("dialog label", has_text="Which messages").locator("select").select_option("change_one")
+            a.locator("dialog button[type=submit]").click()
+            a.wait_for_selector("dialog", state="detached")
+            msg.wait_for(state="detached")
+            message_locator(b, "A message to move").wait_for(state="detached")
+            b.locator(".topics .nav-link", has_text="moved here").click()
+            message_locator(b, "A message to move").wait_for()
+        step("owner moves a message to another topic: it leaves the view for both, and is found there", move_one)
 
         def sign_out():
             a.locator("header button", has_text="Sign out").click()
