@@ -167,6 +167,7 @@ impl Context {
                 })
             })
             .await?;
+        crate::outgoing_webhooks::after_commit(self, &events.0);
         self.events.committed(events.0, position).await;
         drop(change);
         Ok(result)

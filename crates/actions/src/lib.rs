@@ -39,6 +39,7 @@ pub mod navigation_views;
 pub mod notices;
 pub mod notify;
 pub mod operator;
+pub mod outgoing_webhooks;
 pub mod playgrounds;
 pub mod policy;
 pub mod presence;

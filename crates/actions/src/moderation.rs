@@ -246,7 +246,7 @@ fn breaks_link_syntax(name: &str) -> bool {
 }
 
 /// The URL-fragment encoding of narrow links (`%` becomes `.`, as the web app reads them).
-fn encode_hash_component(text: &str) -> String {
+pub(crate) fn encode_hash_component(text: &str) -> String {
     let mut out = String::new();
     for byte in text.bytes() {
         match byte {
@@ -286,7 +286,7 @@ fn message_link_syntax(channel_id: i64, channel: &str, topic: &str, message_id: 
 }
 
 /// The address of a direct message: `<realm>/#narrow/dm/<ids>-pm/near/<id>`.
-fn dm_message_url(realm_url: &str, participants: &[UserId], message_id: i64) -> String {
+pub(crate) fn dm_message_url(realm_url: &str, participants: &[UserId], message_id: i64) -> String {
     let ids: Vec<String> = participants.iter().map(|id| id.0.to_string()).collect();
     format!(
         "{}/#narrow/dm/{}-pm/near/{message_id}",

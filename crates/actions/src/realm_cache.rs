@@ -1,6 +1,6 @@
-//! The organization's policy (groups and permissions), linkifiers and custom emoji, kept in
-//! memory between requests instead of being read again by every send, edit, rendering and
-//! permission check.
+//! The organization's policy (groups and permissions), linkifiers, custom emoji and outgoing
+//! webhook bots, kept in memory between requests instead of being read again by every send,
+//! edit, rendering and permission check.
 //!
 //! **Filled** on first use, by whichever action asks first, from its own connection.
 //!
@@ -25,6 +25,7 @@
 //! helper. Outside a scope (start-up code, tests of helpers) everything is read from the
 //! database as before.
 
+use crate::outgoing_webhooks::OutgoingBots;
 use crate::policy::Policy;
 use parley_events::{Body, Event};
 use parley_storage::linkifiers::Linkifier;
@@ -55,6 +56,7 @@ struct State {
     linkifiers: Option<Arc<Vec<Linkifier>>>,
     emoji: Option<Arc<Vec<RealmEmojiRow>>>,
     realm_id: Option<i64>,
+    outgoing_bots: Option<OutgoingBots>,
 }
 
 /// The cache of one process (one [`crate::publish::EventHub`]); cheap to share.
@@ -187,6 +189,28 @@ impl RealmCache {
         )
     }
 
+    fn outgoing_bots(&self, conn: &mut DbConn) -> Result<OutgoingBots, StorageError> {
+        self.get(
+            |s| s.outgoing_bots.clone(),
+            |s, v| s.outgoing_bots = Some(v),
+            || {
+                let bots = parley_storage::bots::active_outgoing_webhook_bots(conn)?;
+                Ok((Arc::new(bots.into_iter().collect()), true))
+            },
+        )
+    }
+
+    /// The active outgoing webhook bots when they are cached and may be served, without
+    /// reading the database: after every commit, to see at no cost whether a message
+    /// triggers a webhook.
+    pub(crate) fn cached_outgoing_bots(&self) -> Option<OutgoingBots> {
+        let state = self.lock();
+        if state.changing > 0 || !self.enabled.load(Ordering::Relaxed) {
+            return None;
+        }
+        state.outgoing_bots.clone()
+    }
+
     /// Starts a change: nothing is served or filled until the returned guard is dropped.
     fn begin_change(self: &Arc<Self>) -> ChangeGuard {
         let mut state = self.lock();
@@ -204,6 +228,7 @@ fn invalidate(state: &mut State) {
     state.linkifiers = None;
     state.emoji = None;
     state.realm_id = None;
+    state.outgoing_bots = None;
 }
 
 /// Whether an event announces a change of what is cached.
@@ -305,6 +330,18 @@ pub(crate) fn policy(conn: &mut DbConn) -> Result<Arc<Policy>, StorageError> {
     match current() {
         Some(cache) => cache.policy(conn),
         None => Ok(Arc::new(crate::policy::load_uncached(conn)?.0)),
+    }
+}
+
+/// The active outgoing webhook bots (cached in an action's scope; bots come and go with
+/// `realm_user` events).
+pub(crate) fn outgoing_bots(conn: &mut DbConn) -> Result<OutgoingBots, StorageError> {
+    match current() {
+        Some(cache) => cache.outgoing_bots(conn),
+        None => {
+            let bots = parley_storage::bots::active_outgoing_webhook_bots(conn)?;
+            Ok(Arc::new(bots.into_iter().collect()))
+        }
     }
 }
 

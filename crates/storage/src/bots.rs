@@ -134,3 +134,17 @@ pub fn email_taken(conn: &mut DbConn, email: &str) -> Result<bool, StorageError>
         .get_result::<i64>(conn)?
         > 0)
 }
+
+/// The active outgoing webhook bots (bot type 3): the users a message can trigger a webhook
+/// call for.
+pub fn active_outgoing_webhook_bots(conn: &mut DbConn) -> Result<Vec<UserId>, StorageError> {
+    Ok(users::table
+        .filter(users::bot_type.eq(3_i64))
+        .filter(users::is_active.eq(true))
+        .order(users::id)
+        .select(users::id)
+        .load::<i64>(conn)?
+        .into_iter()
+        .map(UserId)
+        .collect())
+}
