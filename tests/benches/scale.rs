@@ -182,7 +182,10 @@ fn secondary_structures(conn: &mut DbConn) -> Vec<Definition> {
         .into_iter()
         .filter(|d| {
             let text = d.sql.to_ascii_lowercase();
-            text.contains("user_messages") || text.contains("fts") || text.contains("tsvector")
+            text.contains("user_messages")
+                || text.contains("fts")
+                || text.contains("tsvector")
+                || text.contains("search_vector")
         })
         .collect()
 }
@@ -202,13 +205,15 @@ fn fresh_database(base: Option<&str>, dir: &std::path::Path) -> (Backend, Databa
             )
         }
         Some(base) => {
+            let name = std::env::var("BENCH_DATABASE_NAME")
+                .unwrap_or_else(|_| "parley_bench_scale".into());
             let mut admin = diesel::PgConnection::establish(base).unwrap();
             // Two statements: one batch would be one transaction, which these cannot run in.
             admin
-                .batch_execute("DROP DATABASE IF EXISTS parley_bench_scale WITH (FORCE)")
+                .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
                 .unwrap();
             admin
-                .batch_execute("CREATE DATABASE parley_bench_scale")
+                .batch_execute(&format!("CREATE DATABASE {name}"))
                 .unwrap();
             // The same server and parameters (`sslmode`, say), another database.
             let (path, query) = base.split_once('?').unwrap_or((base, ""));
@@ -218,7 +223,7 @@ fn fresh_database(base: Option<&str>, dir: &std::path::Path) -> (Backend, Databa
             } else {
                 format!("?{query}")
             };
-            let url = DatabaseUrl::parse(&format!("{head}/parley_bench_scale{query}")).unwrap();
+            let url = DatabaseUrl::parse(&format!("{head}/{name}{query}")).unwrap();
             // pgbench connects as Parley does (with the `sslmode` Parley chose).
             let DatabaseUrl::Postgres(text) = &url else {
                 unreachable!()
@@ -660,6 +665,11 @@ async fn main() {
         .unwrap()
         .clone();
 
+    if std::env::var("BENCH_READS_ONLY").as_deref() == Ok("1") {
+        read_pages(&app, &heavy, &accounts).await;
+        return;
+    }
+
     // The raw store.
     let raw = |clients: usize| match &backend {
         Backend::Sqlite => sqlite_raw(&dir, clients, seconds),
@@ -856,38 +866,156 @@ async fn main() {
         samples,
     );
 
-    for (label, narrow) in [
-        ("search page for a common word", json!([["search", COMMON]])),
-        ("GET /messages newest 100 (own history)", json!([])),
+    read_pages(&app, &heavy, &accounts).await;
+    println!("load average at the end: {}", load_average());
+}
+
+/// `GET /messages` pages, timed (median of 20) with the rows they return: search pages for a
+/// common word (newest, and from an anchor in the middle of the history), for a word in one
+/// message, for the common word within a channel and for a user with a small history; then
+/// unnarrowed, channel, topic, unread and starred pages.
+async fn read_pages(app: &TestApp, heavy: &Account, accounts: &[Account]) {
+    let mut conn = app.ctx.db.conn().unwrap();
+    let max_id = count(&mut conn, "SELECT COALESCE(MAX(id), 0) AS n FROM messages");
+    let common = count(
+        &mut conn,
+        &format!("SELECT COUNT(*) AS n FROM messages WHERE content LIKE '%{COMMON}%'"),
+    );
+    drop(conn);
+    println!("{common} of {max_id} messages contain {COMMON:?}");
+    let middle = max_id / 2;
+    // `content()` numbers each message: that number is a word of one message only.
+    let rare = format!("{}", max_id / 3);
+    let light = &accounts[accounts.len() / 2];
+    let newest = || "newest".to_owned();
+    let pages: Vec<(&str, &Account, serde_json::Value, String, i64, i64)> = vec![
+        (
+            "search, common word, newest",
+            heavy,
+            json!([["search", COMMON]]),
+            newest(),
+            100,
+            0,
+        ),
+        (
+            "search, common word, middle anchor",
+            heavy,
+            json!([["search", COMMON]]),
+            middle.to_string(),
+            50,
+            50,
+        ),
+        (
+            "search, one-message word, newest",
+            heavy,
+            json!([["search", rare]]),
+            newest(),
+            100,
+            0,
+        ),
+        (
+            "search, one-message word, middle anchor",
+            heavy,
+            json!([["search", rare]]),
+            middle.to_string(),
+            50,
+            50,
+        ),
+        (
+            "search, common word in a channel",
+            heavy,
+            json!([["channel", "channel 0"], ["search", COMMON]]),
+            newest(),
+            100,
+            0,
+        ),
+        (
+            "search, common word in a topic",
+            heavy,
+            json!([
+                ["channel", "channel 0"],
+                ["topic", "topic 7"],
+                ["search", COMMON]
+            ]),
+            newest(),
+            100,
+            0,
+        ),
+        (
+            "search, common word, user with a small history",
+            light,
+            json!([["search", COMMON]]),
+            newest(),
+            100,
+            0,
+        ),
+        (
+            "GET /messages newest 100 (own history)",
+            heavy,
+            json!([]),
+            newest(),
+            100,
+            0,
+        ),
+        (
+            "GET /messages middle anchor (own history)",
+            heavy,
+            json!([]),
+            middle.to_string(),
+            50,
+            50,
+        ),
         (
             "GET /messages newest 100 in a channel",
+            heavy,
             json!([["channel", "channel 0"]]),
+            newest(),
+            100,
+            0,
         ),
         (
             "GET /messages newest 100 in a topic",
+            heavy,
             json!([["channel", "channel 0"], ["topic", "topic 7"]]),
+            newest(),
+            100,
+            0,
         ),
-        ("GET /messages newest 100 unread", json!([["is", "unread"]])),
+        (
+            "GET /messages newest 100 unread",
+            heavy,
+            json!([["is", "unread"]]),
+            newest(),
+            100,
+            0,
+        ),
         (
             "GET /messages newest 100 starred",
+            heavy,
             json!([["is", "starred"]]),
+            newest(),
+            100,
+            0,
         ),
-    ] {
+    ];
+    for (label, who, narrow, anchor, before, after) in pages {
         let mut samples = Vec::new();
+        let mut rows = 0;
         for _ in 0..20 {
             let t = Instant::now();
-            app.get("/messages")
-                .as_user(&heavy)
-                .param("anchor", "newest")
-                .param("num_before", 100)
-                .param("num_after", 0)
+            let page = app
+                .get("/messages")
+                .as_user(who)
+                .param("anchor", anchor.clone())
+                .param("num_before", before)
+                .param("num_after", after)
                 .json_param("narrow", &narrow)
                 .send()
                 .await
                 .success();
             samples.push(t.elapsed());
+            rows = page["messages"].as_array().map_or(0, Vec::len);
         }
-        summary(label, samples);
+        summary(&format!("{label} ({rows} rows)"), samples);
     }
-    println!("load average at the end: {}", load_average());
 }

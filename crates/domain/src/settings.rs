@@ -43,10 +43,6 @@ const S: Where = Where {
     own: true,
     defaults: false,
 };
-const D: Where = Where {
-    own: false,
-    defaults: true,
-};
 
 /// One personal setting.
 #[derive(Debug, Clone, Copy)]
@@ -145,30 +141,30 @@ settings! {
     enable_offline_email_notifications: Bool, B(true), SD, Notification;
     enable_offline_push_notifications: Bool, B(true), SD, Notification;
     enable_online_push_notifications: Bool, B(true), SD, Notification;
-    enable_followed_topic_desktop_notifications: Bool, B(true), D, None;
-    enable_followed_topic_email_notifications: Bool, B(true), D, None;
-    enable_followed_topic_push_notifications: Bool, B(true), D, None;
-    enable_followed_topic_audible_notifications: Bool, B(true), D, None;
-    enable_digest_emails: Bool, B(true), D, Notification;
-    message_content_in_email_notifications: Bool, B(true), D, Notification;
-    pm_content_in_desktop_notifications: Bool, B(true), D, Notification;
-    wildcard_mentions_notify: Bool, B(true), D, Notification;
-    enable_followed_topic_wildcard_mentions_notify: Bool, B(true), D, None;
-    desktop_icon_count_display: Int(ONE_TO_FOUR), I(1), D, Notification;
-    realm_name_in_email_notifications_policy: Int(ONE_TO_THREE), I(1), D, Notification;
-    automatically_follow_topics_policy: Int(ONE_TO_FOUR), I(3), D, None;
-    automatically_unmute_topics_in_muted_streams_policy: Int(ONE_TO_FOUR), I(2), D, None;
-    automatically_follow_topics_where_mentioned: Bool, B(true), D, None;
-    resolved_topic_notice_auto_read_policy: Str(&["always", "except_followed", "never"]), T("except_followed"), D, None;
-    presence_enabled: Bool, B(true), D, Notification;
-    enter_sends: Bool, B(false), D, None;
-    send_private_typing_notifications: Bool, B(true), D, None;
-    send_stream_typing_notifications: Bool, B(true), D, None;
-    send_read_receipts: Bool, B(true), D, None;
-    web_navigate_to_sent_message: Bool, B(true), D, None;
-    allow_private_data_export: Bool, B(false), D, None;
-    enable_login_emails: Bool, B(true), D, Notification;
-    enable_marketing_emails: Bool, B(true), D, Notification;
+    enable_followed_topic_desktop_notifications: Bool, B(true), SD, None;
+    enable_followed_topic_email_notifications: Bool, B(true), SD, None;
+    enable_followed_topic_push_notifications: Bool, B(true), SD, None;
+    enable_followed_topic_audible_notifications: Bool, B(true), SD, None;
+    enable_digest_emails: Bool, B(true), SD, Notification;
+    message_content_in_email_notifications: Bool, B(true), SD, Notification;
+    pm_content_in_desktop_notifications: Bool, B(true), SD, Notification;
+    wildcard_mentions_notify: Bool, B(true), SD, Notification;
+    enable_followed_topic_wildcard_mentions_notify: Bool, B(true), SD, None;
+    desktop_icon_count_display: Int(ONE_TO_FOUR), I(1), SD, Notification;
+    realm_name_in_email_notifications_policy: Int(ONE_TO_THREE), I(1), SD, Notification;
+    automatically_follow_topics_policy: Int(ONE_TO_FOUR), I(3), SD, None;
+    automatically_unmute_topics_in_muted_streams_policy: Int(ONE_TO_FOUR), I(2), SD, None;
+    automatically_follow_topics_where_mentioned: Bool, B(true), SD, None;
+    resolved_topic_notice_auto_read_policy: Str(&["always", "except_followed", "never"]), T("except_followed"), SD, None;
+    presence_enabled: Bool, B(true), SD, Notification;
+    enter_sends: Bool, B(false), SD, None;
+    send_private_typing_notifications: Bool, B(true), SD, None;
+    send_stream_typing_notifications: Bool, B(true), SD, None;
+    send_read_receipts: Bool, B(true), SD, None;
+    web_navigate_to_sent_message: Bool, B(true), SD, None;
+    allow_private_data_export: Bool, B(false), SD, None;
+    enable_login_emails: Bool, B(true), SD, Notification;
+    enable_marketing_emails: Bool, B(true), SD, Notification;
 }
 
 /// The setting with this name.

@@ -37,6 +37,7 @@ pub mod saved_snippets;
 pub mod savepoint;
 pub mod scheduled_messages;
 pub mod schema;
+mod search_windows;
 pub mod sessions;
 pub mod settings;
 pub mod spans;

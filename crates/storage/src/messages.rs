@@ -420,11 +420,20 @@ const COLUMNS: &str = "m.id, m.sender_id, m.channel_id, m.topic, m.topic_key, m.
     m.has_attachment, m.client";
 
 #[derive(QueryableByName)]
-struct PageRow {
+pub(crate) struct PageRow {
     #[diesel(embed)]
     message: MessageRow,
     #[diesel(sql_type = Nullable<BigInt>)]
     reader_flags: Option<i64>,
+}
+
+impl PageRow {
+    pub(crate) fn into_read(self) -> ReadMessage {
+        ReadMessage {
+            row: self.message,
+            flags: self.reader_flags,
+        }
+    }
 }
 
 /// The channels in which the reader has a span: the only ones whose messages they may have
@@ -478,7 +487,7 @@ fn asks_unread(conditions: &[Condition]) -> bool {
 /// The query of every message the audience may see that matches every condition, and the
 /// column to order and page by. Messages are read in ID order and each is checked against the
 /// reader's row and spans (one probe each).
-fn matching(
+pub(crate) fn matching(
     conn: &mut DbConn,
     audience: &Audience,
     conditions: &[Condition],
@@ -515,9 +524,8 @@ fn matching(
 /// page divided by the share of matches the reader may see), not every match. The generic
 /// form (`m.id IN (SELECT rowid …)`) builds the whole match set first.
 ///
-/// None (use [`matching`]) on PostgreSQL, whose planner chooses between the GIN index and an
-/// ID-ordered scan by its statistics, and when the search is not a plain condition of the
-/// narrow.
+/// None (use [`matching`]) on PostgreSQL, which reads such pages in ID windows instead
+/// (`search_windows`), and when the search is not a plain condition of the narrow.
 fn matching_by_search(
     conn: &mut DbConn,
     audience: &Audience,
@@ -569,6 +577,18 @@ pub fn page(
 ) -> Result<Vec<ReadMessage>, StorageError> {
     if limit <= 0 {
         return Ok(Vec::new());
+    }
+    let windowed = crate::search_windows::page(
+        conn,
+        audience,
+        conditions,
+        anchor,
+        direction,
+        include_anchor,
+        limit,
+    )?;
+    if let Some(found) = windowed {
+        return Ok(found);
     }
     let (mut sql, column) = match matching_by_search(conn, audience, conditions)? {
         Some(found) => found,
@@ -623,6 +643,10 @@ pub fn first_unread(
 ) -> Result<Option<i64>, StorageError> {
     let mut all = conditions.to_vec();
     all.push(Condition::Not(Box::new(Condition::Flag(flags::READ))));
+    let windowed = crate::search_windows::page(conn, audience, &all, 0, Direction::After, true, 1)?;
+    if let Some(found) = windowed {
+        return Ok(found.first().map(|m| m.row.id));
+    }
     let (mut sql, column) = match matching_by_search(conn, audience, &all)? {
         Some(found) => found,
         None => matching(conn, audience, &all)?,

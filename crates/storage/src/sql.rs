@@ -108,7 +108,8 @@ impl SqlBuilder {
                             }
                         }
                         Dialect::Postgres => {
-                            text.push_str("to_tsvector('english', m.content || ' ' || m.topic) @@ plainto_tsquery('english', ");
+                            // The stored `to_tsvector('english', content || ' ' || topic)`.
+                            text.push_str("m.search_vector @@ plainto_tsquery('english', ");
                             placeholder(&mut text, &mut binds, Bind::Text(words.clone()));
                             text.push(')');
                         }
@@ -184,7 +185,12 @@ mod tests {
         assert_eq!(sqlite, "a = ? AND m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?) AND b = ?");
         assert_eq!(binds[1], Bind::Text("\"fast\" \"cars\"".into()));
         let (pg, binds) = sql.render(Dialect::Postgres);
-        assert!(pg.starts_with("a = $1 AND to_tsvector('english', m.content || ' ' || m.topic) @@ plainto_tsquery('english', $2) AND b = $3"), "{pg}");
+        assert!(
+            pg.starts_with(
+                "a = $1 AND m.search_vector @@ plainto_tsquery('english', $2) AND b = $3"
+            ),
+            "{pg}"
+        );
         assert_eq!(binds[1], Bind::Text("fast cars".into()));
     }
 

@@ -42,6 +42,7 @@ mod route_coverage;
 mod s3_uploads;
 mod saved_snippets;
 mod scheduled_messages;
+mod search_pages;
 mod server_settings;
 mod settings;
 mod small_endpoints;

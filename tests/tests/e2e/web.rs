@@ -304,6 +304,18 @@ backend_test! {
             .cookie("csrftoken", "forgedforgedforgedforgedforged12")
             .header("X-CSRFToken", "forgedforgedforgedforgedforged12");
         send(forged).send().await.error(403, "CSRF_FAILED");
+        // Every state-changing method, not only POST, on any path of the scope (one without a
+        // route included): refused before any handler runs.
+        for (method, path) in [(Method::PATCH, "/json/settings"), (Method::DELETE, "/json/users/me"),
+                               (Method::PUT, "/json/users/me/subscriptions"), (Method::PATCH, "/json/no/such/path")] {
+            let forged = browser.request(method.clone(), path).param("full_name", "Forged");
+            forged.send().await.error(403, "CSRF_FAILED");
+            let wrong = browser.request(method.clone(), path).header("X-CSRFToken", "nope")
+                .param("full_name", "Forged");
+            wrong.send().await.error(403, "CSRF_FAILED");
+        }
+        let me = browser.json(Method::GET, "/users/me").send().await.success();
+        assert_ne!(me["full_name"], "Forged");
         // Nothing was sent.
         let none = browser.send(browser.json(Method::GET, "/messages")
             .param("anchor", "newest").param("num_before", 10).param("num_after", 0)).await.success();

@@ -3,7 +3,8 @@
 import { store, changed, touchDm } from "./index.js";
 import { locationOf } from "./unread.js";
 import { addLiveMessage, findMessage, removeMessages } from "./messages.js";
-import { dmKey } from "../narrow.js";
+import { dmKey, messageMatches, narrowToHash } from "../narrow.js";
+import { route } from "../router.js";
 import { noteTyping } from "../typing.js";
 
 function onMessage(event) {
@@ -51,11 +52,41 @@ function onUpdateMessage(event) {
     }
     store.topics.delete(event.stream_id);
     if (newStream !== event.stream_id) store.topics.delete(newStream);
+    afterMove(event, ids);
   }
   if (event.topic_links !== undefined) {
     const m = findMessage(event.message_id);
     if (m) m.topic_links = event.topic_links;
   }
+}
+
+/** A whole topic moved (or resolved) while it is on screen takes the view along, as the reference
+ * does, so the reader stays with the conversation (the address bar follows without a new entry in
+ * the history); other messages that no longer match the narrow leave it. */
+function afterMove(event, ids) {
+  const view = store.view;
+  if (!view) return;
+  const channel = view.narrow.find((t) => t.operator === "channel" && !t.negated);
+  const topic = view.narrow.find((t) => t.operator === "topic" && !t.negated);
+  const wholeTopicHere =
+    event.propagate_mode === "change_all" && channel && topic && Number(channel.operand) === event.stream_id &&
+    String(topic.operand).toLowerCase() === String(event.orig_subject ?? "").toLowerCase();
+  if (wholeTopicHere) {
+    const narrow = view.narrow.map((t) =>
+      t === channel ? { ...t, operand: event.new_stream_id ?? event.stream_id } : t === topic ? { ...t, operand: event.subject ?? t.operand } : t,
+    );
+    view.narrow = narrow;
+    if (route.kind === "narrow") {
+      route.narrow = narrow;
+      history.replaceState(history.state, "", narrowToHash(narrow, store));
+    }
+    return;
+  }
+  const me = store.me.user_id;
+  removeMessages(ids.filter((id) => {
+    const m = findMessage(id);
+    return m && messageMatches(view.narrow, m, me) === false;
+  }));
 }
 
 function onFlags(event) {

@@ -52,6 +52,9 @@ export function composeTarget() {
 }
 
 let draftTimer = null;
+/** Messages sent from the box so far: a draft whose creation was still on its way when the message
+ * went is stale, and is deleted as soon as its id is known (else it would stay on the server). */
+let sends = 0;
 
 /** Saves the text as a draft a second after the last key (POST /drafts, then PATCH it). */
 export function scheduleDraft() {
@@ -69,11 +72,14 @@ export async function saveDraft() {
     content: compose.content,
     timestamp: Math.floor(Date.now() / 1000),
   };
+  const sendsBefore = sends;
   try {
     if (compose.draftId) await api.patch(`/drafts/${compose.draftId}`, { draft });
     else {
       const answer = await api.post("/drafts", { drafts: [draft] });
-      compose.draftId = answer.ids[0];
+      if (sends !== sendsBefore) deleteDraft(answer.ids[0]);
+      else compose.draftId = answer.ids[0];
+      changed();
     }
   } catch {
     // drafts are a convenience; the text is still in the box
@@ -121,6 +127,7 @@ export async function sendMessage() {
   clearTimeout(draftTimer);
   try {
     await api.post("/messages", params);
+    sends++;
     typingStopped();
     const draftId = compose.draftId;
     compose.content = "";

@@ -64,6 +64,8 @@ export function loadRegister(state, myId) {
   store.me = null;
   store.users = new Map();
   for (const u of [...(state.realm_users || []), ...(state.cross_realm_bots || [])]) store.users.set(u.user_id, u);
+  // deactivated accounts: names for old messages, and the administrator's Reactivate button
+  for (const u of state.realm_non_active_users || []) store.users.set(u.user_id, { ...u, is_active: false });
   store.me = store.users.get(state.user_id ?? myId) || { user_id: state.user_id, full_name: state.full_name, email: state.email };
   store.me = { ...store.me, role: state.role ?? store.me.role, is_admin: state.is_admin };
   store.streams = new Map();

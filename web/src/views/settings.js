@@ -11,13 +11,16 @@ const ROLES = { 100: "Owner", 200: "Administrator", 300: "Moderator", 400: "Memb
 /** Runs an API call, reporting success or the server's error next to the form. */
 function useSave() {
   const [status, setStatus] = useState(null);
+  /** Resolves to whether the call succeeded. */
   const save = async (fn, done = "Saved.") => {
     setStatus({ busy: true });
     try {
       await fn();
       setStatus({ ok: done });
+      return true;
     } catch (error) {
       setStatus({ error: error.message });
+      return false;
     }
   };
   const view = status?.error
@@ -59,18 +62,34 @@ function Profile() {
     </section>`;
 }
 
-/** One setting of PATCH /settings bound to a control; the event updates the store. */
+/** A personal setting's value as the control shows it: the one just chosen while PATCH /settings
+ * and its `user_settings` event are on their way (else a re-render in between would put the old
+ * value back under the person's hand), then the store's. A refused change shows the old one. */
+function useSetting(name, save) {
+  const [chosen, setChosen] = useState(null);
+  const stored = store.settings[name];
+  useEffect(() => setChosen(null), [stored]);
+  const choose = async (value) => {
+    setChosen({ value });
+    if (!(await save(() => api.patch("/settings", { [name]: value })))) setChosen(null);
+  };
+  return [chosen ? chosen.value : stored, choose];
+}
+
+/** One boolean setting of PATCH /settings as a checkbox. */
 function Toggle({ name, label }) {
   const [save, status] = useSave();
-  return html`<div><label class="inline"><input type="checkbox" checked=${!!store.settings[name]}
-    onChange=${(e) => save(() => api.patch("/settings", { [name]: e.target.checked }))} /> ${label}</label>${status}</div>`;
+  const [value, choose] = useSetting(name, save);
+  return html`<div><label class="inline"><input type="checkbox" checked=${!!value}
+    onChange=${(e) => choose(e.target.checked)} /> ${label}</label>${status}</div>`;
 }
 
 function Preferences() {
   const [save, status] = useSave();
+  const [theme, chooseTheme] = useSetting("color_scheme", save);
   return html`<section aria-labelledby="pref-h"><h2 id="pref-h">Preferences</h2>
-    <label>Theme <select id="settings-theme" value=${store.settings.color_scheme ?? 1}
-      onChange=${(e) => save(() => api.patch("/settings", { color_scheme: Number(e.target.value) }))}>
+    <label>Theme <select id="settings-theme" value=${theme ?? 1}
+      onChange=${(e) => chooseTheme(Number(e.target.value))}>
       <option value="1">Automatic</option><option value="2">Dark</option><option value="3">Light</option>
     </select></label>${status}
     <${Toggle} name="enter_sends" label="Enter sends the message (Shift+Enter for a new line)" />

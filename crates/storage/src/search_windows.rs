@@ -1,0 +1,332 @@
+//! Pages of a `search:` narrow on PostgreSQL, read in growing windows of message IDs from the
+//! anchor outwards.
+//!
+//! A page is "the `limit` matches nearest the anchor". Asked that directly (`ORDER BY id DESC
+//! LIMIT n`), PostgreSQL's planner bets on where the matches are: for a word it believes common
+//! it walks rows in ID order testing each, for one it believes rare it collects every match from
+//! the GIN index and sorts them. Both bets are unbounded when wrong (a rare word walks the whole
+//! history, a common word the reader never received collects every match), and its estimate for
+//! any word outside the index's most-common list is a fixed guess. Here the question is asked
+//! per window instead: "every match the reader may see among IDs `lo..=hi`", with no `LIMIT` to
+//! bet on (the window's query is fenced by `OFFSET 0`), so the planner chooses between the GIN
+//! index and the window's rows by cost, and either is bounded by the window. The first window
+//! is a few times the page; each next one, further from the anchor, is larger (×2, or ×4 after
+//! an empty one), until the page is full or the history is exhausted. A common word fills the
+//! page in the first window; a rare one reaches the far end in a logarithmic number of
+//! queries, each a GIN lookup; neither ranks, sorts or even collects the whole match set.
+//!
+//! SQLite does not need this: its FTS5 index is read in rowid order from the anchor
+//! (`messages::matching_by_search`).
+
+use crate::conn::DbConn;
+use crate::error::StorageError;
+use crate::messages::{matching, Audience, Condition, Direction, PageRow, ReadMessage};
+use crate::sql::{Bind, SqlBuilder};
+use diesel::sql_types::{BigInt, Integer};
+use diesel::QueryableByName;
+
+/// The first window holds this many IDs per message asked for ...
+const IDS_PER_ROW: i64 = 8;
+/// ... and at least this many.
+const MIN_WINDOW: i64 = 256;
+
+/// An inclusive range of message IDs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Window {
+    /// Lowest ID.
+    pub lo: i64,
+    /// Highest ID.
+    pub hi: i64,
+}
+
+/// Reads a page of a narrow with a `search:` term on PostgreSQL window by window; None when the
+/// connection is SQLite or the narrow has no plain `search:` term (the caller's single query
+/// serves those).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn page(
+    conn: &mut DbConn,
+    audience: &Audience,
+    conditions: &[Condition],
+    anchor: i64,
+    direction: Direction,
+    include_anchor: bool,
+    limit: i64,
+) -> Result<Option<Vec<ReadMessage>>, StorageError> {
+    if !matches!(conn, DbConn::Pg(_)) {
+        return Ok(None);
+    }
+    let Some(text) = conditions.iter().find_map(|c| match c {
+        Condition::Search(text) => Some(text),
+        _ => None,
+    }) else {
+        return Ok(None);
+    };
+    let span = span(conn, text)?;
+    if span.lexemes == 0 {
+        // Only stop words: PostgreSQL matches nothing (as the single query did).
+        return Ok(Some(Vec::new()));
+    }
+    let start = match direction {
+        Direction::Before => anchor.saturating_sub(i64::from(!include_anchor)),
+        Direction::After => anchor.saturating_add(i64::from(!include_anchor)),
+    };
+    let mut found = Vec::new();
+    walk(
+        (span.first, span.last),
+        start,
+        direction,
+        limit,
+        |window, need| {
+            let rows = read_window(conn, audience, conditions, window, direction, need)?;
+            let got = rows.len();
+            found.extend(rows.into_iter().map(PageRow::into_read));
+            Ok::<_, StorageError>(got)
+        },
+    )?;
+    Ok(Some(found))
+}
+
+/// Walks windows from `start` (already moved off an excluded anchor) away from the anchor in
+/// `direction`, within `span` (the lowest and highest message IDs), calling `read` with each
+/// window and how many rows are still wanted; `read` answers how many it found. Stops when
+/// `limit` rows are found or the span is exhausted. Windows are disjoint and adjacent, so every
+/// ID is looked at once at most.
+pub(crate) fn walk<E>(
+    span: (i64, i64),
+    start: i64,
+    direction: Direction,
+    limit: i64,
+    mut read: impl FnMut(Window, i64) -> Result<usize, E>,
+) -> Result<(), E> {
+    let (first, last) = span;
+    let mut edge = match direction {
+        Direction::Before => start.min(last),
+        Direction::After => start.max(first),
+    };
+    let mut size = limit.saturating_mul(IDS_PER_ROW).max(MIN_WINDOW);
+    let mut found: i64 = 0;
+    while found < limit {
+        let window = match direction {
+            Direction::Before if edge >= first => Window {
+                lo: edge.saturating_sub(size - 1).max(first),
+                hi: edge,
+            },
+            Direction::After if edge <= last => Window {
+                lo: edge,
+                hi: edge.saturating_add(size - 1).min(last),
+            },
+            _ => break,
+        };
+        let got = read(window, limit - found)?;
+        found = found.saturating_add(i64::try_from(got).unwrap_or(i64::MAX));
+        edge = match direction {
+            Direction::Before => window.lo.saturating_sub(1),
+            Direction::After => window.hi.saturating_add(1),
+        };
+        if window.lo == i64::MIN || window.hi == i64::MAX {
+            break;
+        }
+        size = size.saturating_mul(if got == 0 { 4 } else { 2 });
+    }
+    Ok(())
+}
+
+#[derive(QueryableByName)]
+struct Span {
+    #[diesel(sql_type = BigInt)]
+    first: i64,
+    #[diesel(sql_type = BigInt)]
+    last: i64,
+    #[diesel(sql_type = Integer)]
+    lexemes: i32,
+}
+
+/// The lowest and highest message IDs (two index endpoints) and whether the search text has any
+/// word that is not a stop word, in one round trip.
+fn span(conn: &mut DbConn, text: &str) -> Result<Span, StorageError> {
+    let mut sql = SqlBuilder::new();
+    sql.push(
+        "SELECT COALESCE(MIN(id), 0) AS first, COALESCE(MAX(id), 0) AS last, \
+         numnode(plainto_tsquery('english', ",
+    )
+    .bind(Bind::Text(text.to_owned()))
+    .push(")) AS lexemes FROM messages");
+    let mut rows: Vec<Span> = sql.load(conn)?;
+    Ok(rows.pop().unwrap_or(Span {
+        first: 0,
+        last: 0,
+        lexemes: 0,
+    }))
+}
+
+/// Every message of `window` the audience may see that matches the conditions, as the
+/// generic query of `messages` selects them, the `need` nearest the anchor kept. `OFFSET 0`
+/// keeps the window's query from being merged with the outer `LIMIT`, so that the planner
+/// costs all of the window's matches, not the first few it hopes to find early.
+fn read_window(
+    conn: &mut DbConn,
+    audience: &Audience,
+    conditions: &[Condition],
+    window: Window,
+    direction: Direction,
+    need: i64,
+) -> Result<Vec<PageRow>, StorageError> {
+    let (inner, column) = matching(conn, audience, conditions)?;
+    let mut sql = SqlBuilder::new();
+    sql.push("SELECT w.* FROM (").append(inner);
+    let mut columns = vec!["m.id"];
+    if column != "m.id" {
+        columns.push(column);
+    }
+    for column in columns {
+        sql.push(&format!(" AND {column} >= "))
+            .bind(Bind::Int(window.lo))
+            .push(&format!(" AND {column} <= "))
+            .bind(Bind::Int(window.hi));
+    }
+    let order = match direction {
+        Direction::Before => "DESC",
+        Direction::After => "ASC",
+    };
+    sql.push(&format!(" OFFSET 0) w ORDER BY w.id {order} LIMIT "))
+        .bind(Bind::Int(need));
+    sql.load(conn)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// Walks over a history whose matching IDs are `matches`, as `page` would, and answers the
+    /// page and the windows read.
+    fn run(
+        matches: &[i64],
+        span: (i64, i64),
+        start: i64,
+        direction: Direction,
+        limit: i64,
+    ) -> (Vec<i64>, Vec<Window>) {
+        let mut page = Vec::new();
+        let mut windows = Vec::new();
+        walk(span, start, direction, limit, |w, need| {
+            windows.push(w);
+            let mut hits: Vec<i64> = matches
+                .iter()
+                .copied()
+                .filter(|id| (w.lo..=w.hi).contains(id))
+                .collect();
+            if direction == Direction::Before {
+                hits.reverse();
+            }
+            hits.truncate(usize::try_from(need).unwrap());
+            let got = hits.len();
+            page.extend(hits);
+            Ok::<_, ()>(got)
+        })
+        .unwrap();
+        (page, windows)
+    }
+
+    /// What the page must be: the `limit` matches nearest the anchor on its side.
+    fn expected(matches: &[i64], start: i64, direction: Direction, limit: i64) -> Vec<i64> {
+        let limit = usize::try_from(limit).unwrap();
+        match direction {
+            Direction::Before => matches
+                .iter()
+                .rev()
+                .copied()
+                .filter(|id| *id <= start)
+                .take(limit)
+                .collect(),
+            Direction::After => matches
+                .iter()
+                .copied()
+                .filter(|id| *id >= start)
+                .take(limit)
+                .collect(),
+        }
+    }
+
+    /// Windows are adjacent, disjoint, move away from the anchor and stay in the span.
+    fn check_windows(windows: &[Window], span: (i64, i64), direction: Direction) {
+        for w in windows {
+            assert!(w.lo <= w.hi && w.lo >= span.0 && w.hi <= span.1, "{w:?}");
+        }
+        for pair in windows.windows(2) {
+            match direction {
+                Direction::Before => assert_eq!(pair[1].hi, pair[0].lo - 1),
+                Direction::After => assert_eq!(pair[1].lo, pair[0].hi + 1),
+            }
+        }
+    }
+
+    #[test]
+    fn a_common_word_fills_the_page_from_the_first_window() {
+        let matches: Vec<i64> = (1..=200_000).filter(|i| i % 5 == 0).collect();
+        let (page, windows) = run(&matches, (1, 200_000), 200_000, Direction::Before, 100);
+        assert_eq!(page, expected(&matches, 200_000, Direction::Before, 100));
+        assert_eq!(windows.len(), 1);
+        assert_eq!(
+            windows[0],
+            Window {
+                lo: 199_201,
+                hi: 200_000
+            }
+        );
+    }
+
+    #[test]
+    fn a_rare_word_reaches_the_far_end_in_few_windows() {
+        let matches = vec![7, 20_007, 180_007];
+        for (start, direction) in [
+            (200_000, Direction::Before),
+            (1, Direction::After),
+            (100_000, Direction::Before),
+            (100_000, Direction::After),
+        ] {
+            let (page, windows) = run(&matches, (1, 200_000), start, direction, 100);
+            assert_eq!(page, expected(&matches, start, direction, 100));
+            check_windows(&windows, (1, 200_000), direction);
+            assert!(windows.len() <= 6, "{windows:?}");
+            let far = match direction {
+                Direction::Before => windows.last().unwrap().lo == 1,
+                Direction::After => windows.last().unwrap().hi == 200_000,
+            };
+            assert!(far, "the history is exhausted: {windows:?}");
+        }
+    }
+
+    #[test]
+    fn pages_from_every_anchor_match_a_plain_scan() {
+        // Matches dense near the ends, sparse in the middle.
+        let matches: Vec<i64> = (1..=50_000)
+            .filter(|i| *i < 3_000 || *i > 47_000 || i % 997 == 0)
+            .collect();
+        for start in [0, 1, 2, 2_999, 25_000, 47_001, 50_000, 60_000] {
+            for direction in [Direction::Before, Direction::After] {
+                for limit in [1, 5, 100, 1_000, 10_000] {
+                    let (page, windows) = run(&matches, (1, 50_000), start, direction, limit);
+                    assert_eq!(
+                        page,
+                        expected(&matches, start, direction, limit),
+                        "{start} {direction:?} {limit}"
+                    );
+                    check_windows(&windows, (1, 50_000), direction);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn nothing_is_read_beyond_the_history() {
+        let (page, windows) = run(&[5], (1, 10), 0, Direction::Before, 10);
+        assert!(page.is_empty() && windows.is_empty());
+        let (page, windows) = run(&[5], (1, 10), 11, Direction::After, 10);
+        assert!(page.is_empty() && windows.is_empty());
+        // The newest anchor (a huge ID) starts at the newest message.
+        let (page, windows) = run(&[5], (1, 10), i64::MAX, Direction::Before, 10);
+        assert_eq!(page, vec![5]);
+        assert_eq!(windows, vec![Window { lo: 1, hi: 10 }]);
+    }
+}
