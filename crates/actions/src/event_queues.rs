@@ -48,8 +48,9 @@ async fn home<'a>(
 
 /// How long a request keeps looking for its queue's process when the one it was sent to does
 /// not answer: long enough for a process that closed its listener to announce its stop (then
-/// [`LogFollower::locate`] waits for the hand-over), short for one that died.
-const UNREACHABLE_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+/// [`LogFollower::locate`] waits for the hand-over) even when a busy database delays that
+/// announcement by seconds, and short beside a long-poll's heartbeat for one that died.
+const UNREACHABLE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Answers a queue request in the process holding the queue when that is another one: None
 /// when it is this one. A process that cannot be reached is looked up again, because it may

@@ -1,0 +1,1 @@
+DROP INDEX user_messages_unread;
