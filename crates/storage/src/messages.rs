@@ -740,14 +740,7 @@ pub fn add_historical_row(
     message: MessageId,
     bits: i64,
 ) -> Result<(), StorageError> {
-    diesel::insert_into(user_messages::table)
-        .values((
-            user_messages::user_id.eq(user.0),
-            user_messages::message_id.eq(message.0),
-            user_messages::flags.eq(bits),
-        ))
-        .execute(conn)?;
-    Ok(())
+    crate::reader_flags::write_row(conn, user, message, Some(bits))
 }
 
 /// Marks every unread message of a user matching the conditions as read; returns their IDs.

@@ -186,7 +186,8 @@ pub fn holders(conn: &mut DbConn, message: MessageId) -> Result<Vec<(UserId, i64
         .collect())
 }
 
-fn write_row(
+/// Replaces the user's row for the message with one holding `bits` (None: no row).
+pub(crate) fn write_row(
     conn: &mut DbConn,
     user: UserId,
     message: MessageId,
