@@ -46,11 +46,15 @@ export function Compose() {
   const [uploading, setUploading] = useState(0);
   const [dragging, setDragging] = useState(false);
 
+  // The request to focus a field stays until a render has the field: an effect of an earlier
+  // render (still pending when `c` or `x` opened the box) must not consume it.
   useEffect(() => {
     if (!compose.open || !compose.focus) return;
     const id = { topic: "compose-topic", to: "compose-to", content: "compose-content" }[compose.focus];
+    const field = document.getElementById(id);
+    if (!field) return;
     compose.focus = null;
-    document.getElementById(id)?.focus();
+    field.focus();
   });
 
   if (!compose.open) {
