@@ -281,6 +281,11 @@ fn push_condition(sql: &mut SqlBuilder, condition: &Condition, negated: bool, re
             };
             sql.push(&format!("{column} = ")).bind(Bind::Int(id.0));
         }
+        Condition::ChannelIn(ids) if ids.is_empty() => {
+            // Not `IN (0)`: under `NOT` the column is `COALESCE(m.channel_id, 0)`, which is 0
+            // for every direct message (no muted channel made `first_unread` skip them).
+            sql.push("1 = 0");
+        }
         Condition::ChannelIn(ids) => {
             let column = if negated {
                 "COALESCE(m.channel_id, 0)"
