@@ -873,7 +873,8 @@ async fn main() {
 /// `GET /messages` pages, timed (median of 20) with the rows they return: search pages for a
 /// common word (newest, and from an anchor in the middle of the history), for a word in one
 /// message, for the common word within a channel and for a user with a small history; then
-/// unnarrowed, channel, topic, unread and starred pages.
+/// unnarrowed, channel, topic, unread, starred (newest, middle anchor, in a channel) and
+/// mentioned pages.
 async fn read_pages(app: &TestApp, heavy: &Account, accounts: &[Account]) {
     let mut conn = app.ctx.db.conn().unwrap();
     let max_id = count(&mut conn, "SELECT COALESCE(MAX(id), 0) AS n FROM messages");
@@ -993,6 +994,30 @@ async fn read_pages(app: &TestApp, heavy: &Account, accounts: &[Account]) {
             "GET /messages newest 100 starred",
             heavy,
             json!([["is", "starred"]]),
+            newest(),
+            100,
+            0,
+        ),
+        (
+            "GET /messages middle anchor starred",
+            heavy,
+            json!([["is", "starred"]]),
+            middle.to_string(),
+            50,
+            50,
+        ),
+        (
+            "GET /messages newest 100 starred in a channel",
+            heavy,
+            json!([["channel", "channel 0"], ["is", "starred"]]),
+            newest(),
+            100,
+            0,
+        ),
+        (
+            "GET /messages newest 100 mentioned",
+            heavy,
+            json!([["is", "mentioned"]]),
             newest(),
             100,
             0,

@@ -15,6 +15,7 @@ pub mod email_changes;
 pub mod email_invites;
 pub mod error;
 pub mod event_log;
+mod flag_pages;
 pub mod groups;
 pub mod image_attachments;
 pub mod invites;

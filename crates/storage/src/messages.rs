@@ -570,7 +570,9 @@ fn matching_by_search(
 }
 
 /// Reads up to `limit` messages on one side of `anchor` that the audience may see and that
-/// match every condition; `Before` returns newest first, `After` oldest first.
+/// match every condition; `Before` returns newest first, `After` oldest first. A `search:`
+/// narrow on PostgreSQL is read in ID windows (`search_windows`), a flag narrow from the
+/// reader's flagged rows (`flag_pages`), anything else by the one query of [`matching`].
 pub fn page(
     conn: &mut DbConn,
     audience: &Audience,
@@ -593,6 +595,18 @@ pub fn page(
         limit,
     )?;
     if let Some(found) = windowed {
+        return Ok(found);
+    }
+    let flagged = crate::flag_pages::page(
+        conn,
+        audience,
+        conditions,
+        anchor,
+        direction,
+        include_anchor,
+        limit,
+    )?;
+    if let Some(found) = flagged {
         return Ok(found);
     }
     let (mut sql, column) = match matching_by_search(conn, audience, conditions)? {

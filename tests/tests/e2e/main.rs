@@ -16,6 +16,7 @@ mod events;
 mod events_channels;
 mod events_oracle;
 mod events_oracle_org;
+mod flag_pages;
 mod invites;
 mod limits;
 mod linkifiers;

@@ -1,0 +1,220 @@
+//! Pages of a narrow whose messages all carry one of the reader's flags (`is:starred`,
+//! `is:mentioned`, `is:alerted`, alone or with a channel, topic, sender or other term), read
+//! from the reader's flagged rows first.
+//!
+//! Such a narrow's candidates are few and sparse over the history: the reader's
+//! `user_messages` rows with the bit (a partial index each: `user_messages_starred`,
+//! `user_messages_mentioned`, `user_messages_alerted`), and, for `is:mentioned`, the `@all`
+//! messages (`messages.stream_wildcard_mentioned`, partial index `messages_stream_wildcard`)
+//! inside the reader's spans, whose flag comes from the message (`reader_flags`). Asked as one
+//! query (`ORDER BY m.id DESC LIMIT n` over messages joined with the reader's rows), PostgreSQL
+//! walks the messages' primary key from the anchor until `n` of them have matched: at 200,000
+//! messages and 101 starred rows, 198,287 entries. Here the candidates' IDs are read first,
+//! the `size` nearest the anchor on its side (an index range of the partial index, and one
+//! range of the `@all` index per span), and the page is the generic query restricted to those
+//! IDs (`m.id IN (...)`, primary-key probes), which checks every condition of the narrow,
+//! the flag itself included, exactly as before. When the other conditions leave the page short
+//! (a channel narrow whose starred messages are mostly elsewhere), the next candidates beyond
+//! the last ones read are taken, twice as many each time (four times after a window that gave
+//! nothing), until the page is full or the candidates are exhausted.
+//!
+//! Both backends read such pages this way.
+
+use crate::conn::DbConn;
+use crate::error::StorageError;
+use crate::messages::{matching, Audience, Condition, Direction, PageRow, ReadMessage};
+use crate::sql::SqlBuilder;
+use diesel::sql_types::BigInt;
+use diesel::QueryableByName;
+use parley_domain::message::flags;
+use parley_domain::UserId;
+
+/// Most candidate IDs read in one window (and listed in one page query).
+const MAX_WINDOW: i64 = 20_000;
+
+/// The bit of the flag whose rows drive the page, if the narrow has one: a plain (not negated,
+/// top-level) flag condition on a bit that is never the default of a message without a row
+/// (`read`, `historical`). `starred` is preferred, then the first such condition. None for
+/// narrows that ask for unread messages (the unread IDs drive those) or search (the search
+/// paths do).
+fn driver(conditions: &[Condition]) -> Option<i64> {
+    let mut found = None;
+    for condition in conditions {
+        match condition {
+            Condition::Search(_) => return None,
+            Condition::Not(inner) if matches!(**inner, Condition::Flag(flags::READ)) => {
+                return None
+            }
+            Condition::Flag(bit)
+                if *bit != 0
+                    && bit & (flags::READ | flags::HISTORICAL) == 0
+                    && (*bit == flags::STARRED || found.is_none()) =>
+            {
+                found = Some(*bit);
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+#[derive(QueryableByName)]
+struct IdRow {
+    #[diesel(sql_type = BigInt)]
+    id: i64,
+}
+
+/// Reads a page of a flag narrow from the reader's flagged rows; None when the narrow has no
+/// such flag (the caller's generic query serves it). Same page as the generic query: the
+/// `limit` matching messages nearest the anchor on `direction`'s side, nearest first.
+pub(crate) fn page(
+    conn: &mut DbConn,
+    audience: &Audience,
+    conditions: &[Condition],
+    anchor: i64,
+    direction: Direction,
+    include_anchor: bool,
+    limit: i64,
+) -> Result<Option<Vec<ReadMessage>>, StorageError> {
+    let Some(bit) = driver(conditions) else {
+        return Ok(None);
+    };
+    let (base, _) = matching(conn, audience, conditions)?;
+    let order = match direction {
+        Direction::Before => "DESC",
+        Direction::After => "ASC",
+    };
+    let mut edge = match direction {
+        Direction::Before => anchor.saturating_sub(i64::from(!include_anchor)),
+        Direction::After => anchor.saturating_add(i64::from(!include_anchor)),
+    };
+    // Alone, every starred candidate is a match (one row is one message); with other terms a
+    // few times more are read at first.
+    let mut size = if conditions.len() == 1 {
+        limit
+    } else {
+        limit.saturating_mul(4).max(64)
+    }
+    .min(MAX_WINDOW);
+    let mut found: Vec<ReadMessage> = Vec::new();
+    loop {
+        let (ids, exhausted) = candidates(conn, audience.reader, bit, edge, direction, size)?;
+        let Some(&last) = ids.last() else {
+            break;
+        };
+        let need = limit - i64::try_from(found.len()).unwrap_or(i64::MAX);
+        let list: Vec<String> = ids.iter().map(i64::to_string).collect();
+        let mut sql = base.clone();
+        sql.push(&format!(
+            " AND m.id IN ({}) ORDER BY m.id {order} LIMIT {need}",
+            list.join(",")
+        ));
+        let rows: Vec<PageRow> = sql.load(conn)?;
+        let got = rows.len();
+        found.extend(rows.into_iter().map(PageRow::into_read));
+        if i64::try_from(found.len()).unwrap_or(i64::MAX) >= limit || exhausted {
+            break;
+        }
+        edge = match direction {
+            Direction::Before => last.saturating_sub(1),
+            Direction::After => last.saturating_add(1),
+        };
+        size = size
+            .saturating_mul(if got == 0 { 4 } else { 2 })
+            .min(MAX_WINDOW);
+    }
+    Ok(Some(found))
+}
+
+/// The `size` candidate IDs nearest `edge` (inclusive) on `direction`'s side, nearest first,
+/// and whether they are all there are: the reader's rows with any of `bit` (through the partial
+/// index whose predicate is `(flags & bit) <> 0`), and, when `bit` has `@all`, the `@all`
+/// messages inside the reader's spans. A superset of the matches: the page query checks each.
+fn candidates(
+    conn: &mut DbConn,
+    reader: UserId,
+    bit: i64,
+    edge: i64,
+    direction: Direction,
+    size: i64,
+) -> Result<(Vec<i64>, bool), StorageError> {
+    let (op, order) = match direction {
+        Direction::Before => ("<=", "DESC"),
+        Direction::After => (">=", "ASC"),
+    };
+    let u = reader.0;
+    let mut sql = SqlBuilder::new();
+    sql.push(&format!(
+        "SELECT message_id AS id FROM user_messages WHERE user_id = {u} \
+         AND (flags & {bit}) <> 0 AND message_id {op} {edge} \
+         ORDER BY message_id {order} LIMIT {size}"
+    ));
+    let mut ids: Vec<i64> = sql.load::<IdRow>(conn)?.into_iter().map(|r| r.id).collect();
+    if bit & flags::STREAM_WILDCARD_MENTIONED != 0 {
+        // Per span, the `@all` messages of its channel inside it (`messages_stream_wildcard`).
+        let mut sql = SqlBuilder::new();
+        sql.push(&format!(
+            "SELECT m.id AS id FROM subscription_spans s JOIN messages m \
+             ON m.channel_id = s.channel_id AND m.stream_wildcard_mentioned \
+             AND m.id >= s.first_message_id \
+             AND (s.end_message_id IS NULL OR m.id < s.end_message_id) \
+             WHERE s.user_id = {u} AND m.id {op} {edge} ORDER BY m.id {order} LIMIT {size}"
+        ));
+        ids.extend(sql.load::<IdRow>(conn)?.into_iter().map(|r| r.id));
+        ids.sort_unstable();
+        ids.dedup();
+        if direction == Direction::Before {
+            ids.reverse();
+        }
+    }
+    let wanted = usize::try_from(size).unwrap_or(usize::MAX);
+    let exhausted = ids.len() < wanted;
+    ids.truncate(wanted);
+    Ok((ids, exhausted))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parley_domain::ChannelId;
+
+    #[test]
+    fn the_driver_is_a_plain_flag_that_needs_a_row_or_an_all_mention() {
+        let mentioned = flags::MENTIONED | flags::STREAM_WILDCARD_MENTIONED;
+        assert_eq!(driver(&[Condition::Flag(flags::STARRED)]), Some(2));
+        assert_eq!(
+            driver(&[
+                Condition::Channel(ChannelId(1)),
+                Condition::Flag(mentioned),
+                Condition::Flag(flags::STARRED),
+            ]),
+            Some(flags::STARRED)
+        );
+        assert_eq!(
+            driver(&[Condition::Flag(mentioned)]),
+            Some(mentioned),
+            "@all is read from the messages"
+        );
+        assert_eq!(driver(&[Condition::Channel(ChannelId(1))]), None);
+        assert_eq!(driver(&[Condition::Flag(flags::READ)]), None);
+        assert_eq!(
+            driver(&[Condition::Not(Box::new(Condition::Flag(flags::STARRED)))]),
+            None
+        );
+        assert_eq!(
+            driver(&[
+                Condition::Flag(flags::STARRED),
+                Condition::Not(Box::new(Condition::Flag(flags::READ))),
+            ]),
+            None,
+            "unread IDs drive unread narrows"
+        );
+        assert_eq!(
+            driver(&[
+                Condition::Flag(flags::STARRED),
+                Condition::Search("deploy".into())
+            ]),
+            None
+        );
+    }
+}

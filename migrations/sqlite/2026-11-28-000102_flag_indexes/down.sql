@@ -1,0 +1,3 @@
+DROP INDEX messages_stream_wildcard;
+DROP INDEX user_messages_alerted;
+DROP INDEX user_messages_mentioned;
