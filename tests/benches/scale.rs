@@ -32,7 +32,7 @@ use parley_domain::UserId;
 use parley_events::{EngineConfig, QueueOptions};
 use parley_storage::testing::Backend;
 use parley_storage::{DatabaseUrl, DbConn, PoolOptions};
-use parley_tests::bench::{env_usize, rss_mib, summary};
+use parley_tests::bench::{context_switches, env_usize, rss_mib, summary};
 use parley_tests::{lifted_api_limit, Account, TestApp};
 use serde_json::json;
 use std::cell::Cell;
@@ -701,6 +701,7 @@ async fn main() {
     let app = Rc::new(app);
     for senders in [1usize, 8] {
         let started = Instant::now();
+        let switches_before = context_switches();
         let recipients = Rc::new(Cell::new(0usize));
         let tasks: Vec<_> = (0..senders)
             .map(|s| {
@@ -747,6 +748,12 @@ async fn main() {
             "sends at {senders} senders: {rate:.0} msg/s ({:.1}% of the raw rate), mean {:.0} recipients",
             100.0 * rate / base,
             recipients.get() as f64 / samples.len() as f64
+        );
+        let switches = context_switches();
+        println!(
+            "  context switches per send (every thread of the process): {:.1} voluntary, {:.1} involuntary",
+            switches.0.saturating_sub(switches_before.0) as f64 / samples.len() as f64,
+            switches.1.saturating_sub(switches_before.1) as f64 / samples.len() as f64
         );
         summary(
             &format!("  POST /messages latency at {senders} senders"),
