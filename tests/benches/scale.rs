@@ -32,7 +32,7 @@ use parley_domain::UserId;
 use parley_events::{EngineConfig, QueueOptions};
 use parley_storage::testing::Backend;
 use parley_storage::{DatabaseUrl, DbConn, PoolOptions};
-use parley_tests::bench::{env_usize, rss_mib, summary};
+use parley_tests::bench::{context_switches, env_usize, rss_mib, summary};
 use parley_tests::{lifted_api_limit, Account, TestApp};
 use serde_json::json;
 use std::cell::Cell;
@@ -666,7 +666,9 @@ async fn main() {
         .clone();
 
     if std::env::var("BENCH_READS_ONLY").as_deref() == Ok("1") {
+        register_heavy(&app, &heavy, per_user.n).await;
         read_pages(&app, &heavy, &accounts).await;
+        mark_read(&app, &heavy).await;
         return;
     }
 
@@ -699,6 +701,7 @@ async fn main() {
     let app = Rc::new(app);
     for senders in [1usize, 8] {
         let started = Instant::now();
+        let switches_before = context_switches();
         let recipients = Rc::new(Cell::new(0usize));
         let tasks: Vec<_> = (0..senders)
             .map(|s| {
@@ -745,6 +748,12 @@ async fn main() {
             "sends at {senders} senders: {rate:.0} msg/s ({:.1}% of the raw rate), mean {:.0} recipients",
             100.0 * rate / base,
             recipients.get() as f64 / samples.len() as f64
+        );
+        let switches = context_switches();
+        println!(
+            "  context switches per send (every thread of the process): {:.1} voluntary, {:.1} involuntary",
+            switches.0.saturating_sub(switches_before.0) as f64 / samples.len() as f64,
+            switches.1.saturating_sub(switches_before.1) as f64 / samples.len() as f64
         );
         summary(
             &format!("  POST /messages latency at {senders} senders"),
@@ -837,9 +846,18 @@ async fn main() {
         engine.delete_queue(*user, queue).unwrap();
     }
 
-    // Register for the user with the largest history, unread counts checked.
-    // Counted by the storage query that lists unread IDs (the flag narrows' condition), not by
-    // register's capped summary.
+    register_heavy(&app, &heavy, per_user.n).await;
+    read_pages(&app, &heavy, &accounts).await;
+    mark_read(&app, &heavy).await;
+    println!("load average at the end: {}", load_average());
+}
+
+/// A full `POST /register` for the user with the largest history (median of 10), its unread
+/// count checked.
+async fn register_heavy(app: &TestApp, heavy: &Account, rows: i64) {
+    // The expected count from the storage query that lists unread IDs (the flag narrows'
+    // condition), not from register's capped summary.
+    let engine = app.ctx.events.engine().clone();
     let mut conn = app.ctx.db.conn().unwrap();
     let unread = parley_storage::messages::unread_ids(&mut conn, heavy.user_id)
         .unwrap()
@@ -848,7 +866,7 @@ async fn main() {
     let mut samples = Vec::new();
     for _ in 0..10 {
         let t = Instant::now();
-        let snapshot = app.register(&heavy, &[]).await;
+        let snapshot = app.register(heavy, &[]).await;
         samples.push(t.elapsed());
         assert_eq!(
             snapshot["unread_msgs"]["count"].as_i64(),
@@ -861,13 +879,79 @@ async fn main() {
     summary(
         &format!(
             "POST /register (full) for the user with {} rows, {unread} unread",
-            per_user.n
+            rows
         ),
         samples,
     );
+    // Each part alone (`fetch_event_types`), with the size of its JSON: where the time goes.
+    let parts: [&[&str]; 7] = [
+        &["realm"],
+        &["realm_user"],
+        &["subscription"],
+        &["stream"],
+        &["message", "update_message_flags"],
+        &["presence"],
+        &["user_group"],
+    ];
+    for part in parts {
+        let mut samples = Vec::new();
+        let mut bytes = 0;
+        for _ in 0..5 {
+            let t = Instant::now();
+            let snapshot = app
+                .register(heavy, &[("fetch_event_types", json!(part))])
+                .await;
+            samples.push(t.elapsed());
+            bytes = snapshot.to_string().len();
+            let queue = snapshot["queue_id"].as_str().unwrap();
+            engine.delete_queue(heavy.user_id, queue).unwrap();
+        }
+        summary(
+            &format!("  POST /register {part:?} only ({} KB)", bytes / 1024),
+            samples,
+        );
+    }
+}
 
-    read_pages(&app, &heavy, &accounts).await;
-    println!("load average at the end: {}", load_average());
+/// Marking read (once each, as they change the state): the 100 newest unread messages in one
+/// `POST /messages/flags`, then `POST /mark_all_as_read` for the rest.
+async fn mark_read(app: &TestApp, heavy: &Account) {
+    let unread = {
+        let mut conn = app.ctx.db.conn().unwrap();
+        parley_storage::messages::unread_ids(&mut conn, heavy.user_id).unwrap()
+    };
+    let newest: Vec<i64> = unread.iter().rev().take(100).map(|m| m.0).collect();
+    let t = Instant::now();
+    app.post("/messages/flags")
+        .as_user(heavy)
+        .json_param("messages", &json!(newest))
+        .param("op", "add")
+        .param("flag", "read")
+        .send()
+        .await
+        .success();
+    println!(
+        "POST /messages/flags read, {} unread messages: {:.1} ms",
+        newest.len(),
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    let t = Instant::now();
+    app.post("/mark_all_as_read")
+        .as_user(heavy)
+        .send()
+        .await
+        .success();
+    println!(
+        "POST /mark_all_as_read, {} unread messages: {:.1} ms",
+        unread.len() - newest.len(),
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    let mut conn = app.ctx.db.conn().unwrap();
+    assert!(
+        parley_storage::messages::unread_ids(&mut conn, heavy.user_id)
+            .unwrap()
+            .is_empty()
+    );
 }
 
 /// `GET /messages` pages, timed (median of 20) with the rows they return: search pages for a

@@ -42,3 +42,32 @@ pub fn rss_mib() -> f64 {
         })
         .map_or(0.0, |kb| kb / 1024.0)
 }
+
+/// The context switches of every thread of this process so far (voluntary, involuntary), from
+/// `/proc/self/task/*/status`: how often threads went to sleep and were woken, e.g. the blocking
+/// pool's handing of each request to a thread and back. Threads that have exited are not counted.
+pub fn context_switches() -> (u64, u64) {
+    let mut total = (0, 0);
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return total;
+    };
+    for task in tasks.flatten() {
+        let Ok(status) = std::fs::read_to_string(task.path().join("status")) else {
+            continue;
+        };
+        for line in status.lines() {
+            let value = |l: &str| {
+                l.split_whitespace()
+                    .nth(1)
+                    .and_then(|n| n.parse::<u64>().ok())
+                    .unwrap_or(0)
+            };
+            if line.starts_with("voluntary_ctxt_switches:") {
+                total.0 += value(line);
+            } else if line.starts_with("nonvoluntary_ctxt_switches:") {
+                total.1 += value(line);
+            }
+        }
+    }
+    total
+}

@@ -305,7 +305,7 @@ pub async fn list_channels(
             .filter(|s| s.active)
             .map(|s| s.channel_id)
             .collect();
-        let counts = subscriptions::all_subscribers(conn)?;
+        let counts = subscriptions::subscriber_counts(conn)?;
         let mut out = Vec::new();
         for channel in channels::all(conn)? {
             if filter.exclude_archived && channel.is_archived {
@@ -322,7 +322,7 @@ pub async fn list_channels(
                 || (filter.include_subscribed && is_sub)
                 || (filter.include_default && channel.is_default);
             if wanted {
-                let count = counts.get(&channel.id).map_or(0, |v| v.len() as i64);
+                let count = counts.get(&channel.id).copied().unwrap_or(0);
                 let listed = ListedChannel {
                     channel: wire::Channel::new(&channel, count),
                     is_default: filter.include_default.then_some(channel.is_default),

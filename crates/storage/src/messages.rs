@@ -737,19 +737,7 @@ pub fn update_flags(
     bit: i64,
     add: bool,
 ) -> Result<Vec<MessageId>, StorageError> {
-    let mut changed = Vec::new();
-    for (id, bits) in crate::reader_flags::flags_for(conn, user, ids)? {
-        let Some(bits) = bits else {
-            continue;
-        };
-        let new = if add { bits | bit } else { bits & !bit };
-        if new != bits {
-            crate::reader_flags::set(conn, user, id, Some(new))?;
-            changed.push(id);
-        }
-    }
-    changed.sort();
-    Ok(changed)
+    crate::reader_flags::set_bit(conn, user, ids, bit, add)
 }
 
 /// Gives a user a row for a message they read from history, so that flags can be kept.

@@ -156,3 +156,87 @@ pub fn remove(
     }
     Ok(())
 }
+
+/// Marks the channel's messages `ids` (ascending, distinct) read in one pass: the ranges around
+/// them are read once (the one below the lowest, those between, the one above the highest),
+/// merged with the new IDs, and two neighbours are joined when no message of the channel lies
+/// between them (one probe per pair that involves a new ID: pairs of old ranges were maximal
+/// already). Only the ranges that changed are rewritten.
+pub fn add_many(
+    conn: &mut DbConn,
+    user: UserId,
+    channel: ChannelId,
+    ids: &[i64],
+) -> Result<(), StorageError> {
+    let (Some(&lowest), Some(&highest)) = (ids.first(), ids.last()) else {
+        return Ok(());
+    };
+    if ids.len() == 1 {
+        return add(conn, user, channel, lowest);
+    }
+    let old = around(conn, user, channel, lowest, highest)?;
+    let mut new: Vec<(i64, i64)> = Vec::with_capacity(old.len() + ids.len());
+    for (range, fresh) in merge_overlapping(&old, ids) {
+        match new.last_mut() {
+            Some(last)
+                if (fresh || !old.contains(last))
+                    && following(conn, channel, last.1)?.is_none_or(|n| n >= range.0) =>
+            {
+                last.1 = range.1;
+            }
+            _ => new.push(range),
+        }
+    }
+    for range in old.iter().filter(|r| !new.contains(r)) {
+        delete(conn, user, channel, range.1)?;
+    }
+    for range in new.iter().filter(|r| !old.contains(r)) {
+        insert(conn, user, channel, range.0, range.1)?;
+    }
+    Ok(())
+}
+
+/// The user's ranges of the channel that meet `[low, high]`, with the nearest one below and the
+/// nearest one above, in order.
+fn around(
+    conn: &mut DbConn,
+    user: UserId,
+    channel: ChannelId,
+    low: i64,
+    high: i64,
+) -> Result<Vec<(i64, i64)>, StorageError> {
+    let mut out: Vec<(i64, i64)> = below(conn, user, channel, low)?.into_iter().collect();
+    out.extend(
+        ranges::table
+            .filter(ranges::user_id.eq(user.0))
+            .filter(ranges::channel_id.eq(channel.0))
+            .filter(ranges::high.ge(low))
+            .filter(ranges::low.le(high))
+            .order(ranges::high.asc())
+            .select((ranges::low, ranges::high))
+            .load::<(i64, i64)>(conn)?,
+    );
+    if let Some(above) = at_or_above(conn, user, channel, high.saturating_add(1))? {
+        if above.0 > high {
+            out.push(above);
+        }
+    }
+    Ok(out)
+}
+
+/// The old ranges (ascending, disjoint) and the new IDs as one ascending list of disjoint
+/// ranges, each marked when it holds an ID no old range did.
+fn merge_overlapping(old: &[(i64, i64)], ids: &[i64]) -> Vec<((i64, i64), bool)> {
+    let mut all: Vec<((i64, i64), bool)> = old.iter().map(|r| (*r, false)).collect();
+    all.extend(ids.iter().map(|id| ((*id, *id), true)));
+    // an old range before a new ID with the same start, so that the ID is absorbed unmarked
+    all.sort_unstable_by_key(|(range, fresh)| (range.0, *fresh));
+    let mut out: Vec<((i64, i64), bool)> = Vec::with_capacity(all.len());
+    for (range, fresh) in all {
+        match out.last_mut() {
+            Some((last, _)) if range.0 <= last.1 => last.1 = last.1.max(range.1),
+            _ => out.push((range, fresh)),
+        }
+    }
+    out
+}

@@ -126,32 +126,67 @@ struct StateRow {
     flags: Option<i64>,
 }
 
+#[derive(QueryableByName)]
+struct IdStateRow {
+    #[diesel(sql_type = BigInt)]
+    id: i64,
+    #[diesel(embed)]
+    state: StateRow,
+}
+
+impl From<StateRow> for MessageState {
+    fn from(r: StateRow) -> Self {
+        MessageState {
+            flags: r.flags,
+            channel: r.channel_id.map(ChannelId),
+            covered: r.covered,
+            stream_wildcard: r.stream_wildcard_mentioned,
+            row: r.row_flags,
+        }
+    }
+}
+
+/// The [`MessageState`] of one user on each of these messages that exists, in ID order: one
+/// query per 500 messages.
+pub fn states(
+    conn: &mut DbConn,
+    user: UserId,
+    ids: &[MessageId],
+) -> Result<Vec<(MessageId, MessageState)>, StorageError> {
+    let u = user.0.to_string();
+    let mut out = Vec::with_capacity(ids.len());
+    for chunk in ids.chunks(500) {
+        if chunk.is_empty() {
+            continue;
+        }
+        let list: Vec<String> = chunk.iter().map(|m| m.0.to_string()).collect();
+        let mut sql = SqlBuilder::new();
+        sql.push(&format!(
+            "SELECT m.id AS id, m.channel_id AS channel_id, \
+             (CASE WHEN m.channel_id IS NOT NULL AND {covered} THEN 1 = 1 ELSE 1 = 0 END) AS covered, \
+             m.stream_wildcard_mentioned AS stream_wildcard_mentioned, um.flags AS row_flags, \
+             {flags} AS flags FROM messages m LEFT JOIN user_messages um \
+             ON um.message_id = m.id AND um.user_id = {u} WHERE m.id IN ({list}) ORDER BY m.id",
+            covered = covered_sql(&u),
+            flags = flags_sql(&u),
+            list = list.join(","),
+        ));
+        let rows: Vec<IdStateRow> = sql.load(conn)?;
+        out.extend(rows.into_iter().map(|r| (MessageId(r.id), r.state.into())));
+    }
+    Ok(out)
+}
+
 /// One user's [`MessageState`] on one message; None when the message does not exist.
 pub fn state(
     conn: &mut DbConn,
     user: UserId,
     message: MessageId,
 ) -> Result<Option<MessageState>, StorageError> {
-    let u = user.0.to_string();
-    let mut sql = SqlBuilder::new();
-    sql.push(&format!(
-        "SELECT m.channel_id AS channel_id, \
-         (CASE WHEN m.channel_id IS NOT NULL AND {covered} THEN 1 = 1 ELSE 1 = 0 END) AS covered, \
-         m.stream_wildcard_mentioned AS stream_wildcard_mentioned, um.flags AS row_flags, \
-         {flags} AS flags FROM messages m LEFT JOIN user_messages um \
-         ON um.message_id = m.id AND um.user_id = {u} WHERE m.id = {id}",
-        covered = covered_sql(&u),
-        flags = flags_sql(&u),
-        id = message.0,
-    ));
-    let rows: Vec<StateRow> = sql.load(conn)?;
-    Ok(rows.into_iter().next().map(|r| MessageState {
-        flags: r.flags,
-        channel: r.channel_id.map(ChannelId),
-        covered: r.covered,
-        stream_wildcard: r.stream_wildcard_mentioned,
-        row: r.row_flags,
-    }))
+    Ok(states(conn, user, &[message])?
+        .into_iter()
+        .next()
+        .map(|(_, state)| state))
 }
 
 #[derive(QueryableByName)]
@@ -217,9 +252,20 @@ pub fn set(
     message: MessageId,
     wanted: Option<i64>,
 ) -> Result<(), StorageError> {
-    let Some(now) = state(conn, user, message)? else {
-        return Ok(());
-    };
+    match state(conn, user, message)? {
+        Some(now) => set_from(conn, user, message, now, wanted),
+        None => Ok(()),
+    }
+}
+
+/// [`set`] for a message whose state `now` was just read.
+fn set_from(
+    conn: &mut DbConn,
+    user: UserId,
+    message: MessageId,
+    now: MessageState,
+    wanted: Option<i64>,
+) -> Result<(), StorageError> {
     if now.flags == wanted {
         return Ok(());
     }
@@ -246,6 +292,44 @@ pub fn set(
             write_row(conn, user, message, wanted)
         }
     }
+}
+
+/// Sets (`add`) or clears `bit` on each of these messages the user received (or has a row for);
+/// returns the IDs whose flags changed, in ID order. The states are read in one query per 500
+/// messages, and marking read is one pass over each channel's read ranges
+/// ([`crate::read_ranges::add_many`]) rather than a merge per message, which is what
+/// mark-as-read of a long unread list costs.
+pub fn set_bit(
+    conn: &mut DbConn,
+    user: UserId,
+    ids: &[MessageId],
+    bit: i64,
+    add: bool,
+) -> Result<Vec<MessageId>, StorageError> {
+    let mut ids = ids.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut changed = Vec::new();
+    let mut read_by_channel: std::collections::BTreeMap<ChannelId, Vec<i64>> = Default::default();
+    for (id, now) in states(conn, user, &ids)? {
+        let Some(bits) = now.flags else {
+            continue;
+        };
+        let new = if add { bits | bit } else { bits & !bit };
+        if new == bits {
+            continue;
+        }
+        changed.push(id);
+        match (bit == flags::READ && add, now.covered, now.channel) {
+            // only the read bit changes, and for a covered message it lives in the ranges
+            (true, true, Some(channel)) => read_by_channel.entry(channel).or_default().push(id.0),
+            _ => set_from(conn, user, id, now, Some(new))?,
+        }
+    }
+    for (channel, ids) in read_by_channel {
+        crate::read_ranges::add_many(conn, user, channel, &ids)?;
+    }
+    Ok(changed)
 }
 
 /// The channel and `@all` column of a message.

@@ -191,6 +191,19 @@ pub fn all_subscribers(conn: &mut DbConn) -> Result<HashMap<ChannelId, Vec<UserI
     Ok(map)
 }
 
+/// The number of active subscribers of every channel that has any: counted by the database, so
+/// that a snapshot which shows only counts does not read every subscription of the organization.
+pub fn subscriber_counts(conn: &mut DbConn) -> Result<HashMap<ChannelId, i64>, StorageError> {
+    Ok(subs::table
+        .filter(subs::active.eq(true))
+        .group_by(subs::channel_id)
+        .select((subs::channel_id, diesel::dsl::count_star()))
+        .load::<(i64, i64)>(conn)?
+        .into_iter()
+        .map(|(channel, n)| (ChannelId(channel), n))
+        .collect())
+}
+
 /// Every subscription row of a user, active or not.
 pub fn of_user(conn: &mut DbConn, user: UserId) -> Result<Vec<Subscription>, StorageError> {
     Ok(subs::table

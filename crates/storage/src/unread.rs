@@ -6,12 +6,13 @@
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
-use crate::schema::{messages, read_ranges, subscription_spans as spans};
+use crate::schema::{read_ranges, subscription_spans as spans};
 use crate::sql::SqlBuilder;
 use diesel::prelude::*;
 use diesel::sql_types::BigInt;
 use parley_domain::message::flags;
 use parley_domain::{MessageId, UserId};
+use std::collections::HashMap;
 
 #[derive(QueryableByName)]
 struct IdRow {
@@ -38,9 +39,11 @@ pub fn ids(conn: &mut DbConn, user: UserId) -> Result<Vec<MessageId>, StorageErr
 }
 
 /// The unread channel messages: per span, the channel's messages in the span outside every read
-/// range.
+/// range. The spans and the ranges are read in one query each and the gaps between them
+/// computed here; the gaps' messages are read in batches of [`GAPS_PER_QUERY`], each gap one
+/// range of the channel's index. So the statements are a handful, not two per span.
 fn channel_unread(conn: &mut DbConn, user: UserId) -> Result<Vec<i64>, StorageError> {
-    let all: Vec<(i64, i64, Option<i64>)> = spans::table
+    let all_spans: Vec<(i64, i64, Option<i64>)> = spans::table
         .filter(spans::user_id.eq(user.0))
         .select((
             spans::channel_id,
@@ -48,42 +51,86 @@ fn channel_unread(conn: &mut DbConn, user: UserId) -> Result<Vec<i64>, StorageEr
             spans::end_message_id,
         ))
         .load(conn)?;
-    let mut out = Vec::new();
-    for (channel, first, end) in all {
+    let mut ranges: HashMap<i64, Vec<(i64, i64)>> = HashMap::new();
+    for (channel, low, high) in read_ranges::table
+        .filter(read_ranges::user_id.eq(user.0))
+        .order((read_ranges::channel_id, read_ranges::high))
+        .select((read_ranges::channel_id, read_ranges::low, read_ranges::high))
+        .load::<(i64, i64, i64)>(conn)?
+    {
+        ranges.entry(channel).or_default().push((low, high));
+    }
+    let mut gaps = Vec::new();
+    for (channel, first, end) in all_spans {
         let last = end.map_or(i64::MAX, |e| e - 1);
-        let ranges: Vec<(i64, i64)> = read_ranges::table
-            .filter(read_ranges::user_id.eq(user.0))
-            .filter(read_ranges::channel_id.eq(channel))
-            .filter(read_ranges::high.ge(first))
-            .filter(read_ranges::low.le(last))
-            .order(read_ranges::high.asc())
-            .select((read_ranges::low, read_ranges::high))
-            .load(conn)?;
-        let mut from = first;
-        for (low, high) in ranges {
-            if low > from {
-                out.extend(in_channel(conn, channel, from, low - 1)?);
-            }
-            from = from.max(high.saturating_add(1));
-        }
-        if from <= last {
-            out.extend(in_channel(conn, channel, from, last)?);
-        }
+        let read = ranges.get(&channel).map_or(&[][..], Vec::as_slice);
+        gaps.extend(
+            gaps_in(first, last, read)
+                .into_iter()
+                .map(|(low, high)| (channel, low, high)),
+        );
+    }
+    let mut out = Vec::new();
+    for batch in gaps.chunks(GAPS_PER_QUERY) {
+        out.extend(in_gaps(conn, batch)?);
     }
     Ok(out)
 }
 
-/// The channel's message IDs in `[low, high]`.
-fn in_channel(
-    conn: &mut DbConn,
-    channel: i64,
-    low: i64,
-    high: i64,
-) -> Result<Vec<i64>, StorageError> {
-    Ok(messages::table
-        .filter(messages::channel_id.eq(channel))
-        .filter(messages::id.ge(low))
-        .filter(messages::id.le(high))
-        .select(messages::id)
-        .load(conn)?)
+/// Gaps read per statement: well under SQLite's limit of 500 terms in a compound `SELECT`.
+const GAPS_PER_QUERY: usize = 200;
+
+/// The parts of `[first, last]` outside the read ranges (ascending by `high`, disjoint).
+fn gaps_in(first: i64, last: i64, read: &[(i64, i64)]) -> Vec<(i64, i64)> {
+    let mut out = Vec::new();
+    let mut from = first;
+    let start = read.partition_point(|(_, high)| *high < first);
+    for &(low, high) in &read[start..] {
+        if low > last {
+            break;
+        }
+        if low > from {
+            out.push((from, low - 1));
+        }
+        from = from.max(high.saturating_add(1));
+    }
+    if from <= last {
+        out.push((from, last));
+    }
+    out
+}
+
+/// The message IDs of each gap's channel inside the gap.
+fn in_gaps(conn: &mut DbConn, gaps: &[(i64, i64, i64)]) -> Result<Vec<i64>, StorageError> {
+    if gaps.is_empty() {
+        return Ok(Vec::new());
+    }
+    let selects: Vec<String> = gaps
+        .iter()
+        .map(|(channel, low, high)| {
+            format!(
+                "SELECT id FROM messages WHERE channel_id = {channel} AND id >= {low} AND id <= {high}"
+            )
+        })
+        .collect();
+    let mut sql = SqlBuilder::new();
+    sql.push(&selects.join(" UNION ALL "));
+    Ok(sql.load::<IdRow>(conn)?.into_iter().map(|r| r.id).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gaps_in;
+
+    #[test]
+    fn gaps_are_the_span_outside_the_ranges() {
+        assert_eq!(gaps_in(1, 100, &[]), vec![(1, 100)]);
+        assert_eq!(
+            gaps_in(10, 50, &[(1, 5), (20, 30), (60, 70)]),
+            vec![(10, 19), (31, 50)]
+        );
+        assert_eq!(gaps_in(10, 50, &[(5, 15), (40, 60)]), vec![(16, 39)]);
+        assert_eq!(gaps_in(10, 50, &[(1, 100)]), Vec::<(i64, i64)>::new());
+        assert_eq!(gaps_in(10, i64::MAX, &[(10, 20)]), vec![(21, i64::MAX)]);
+    }
 }

@@ -121,3 +121,101 @@ backend_test! {
         assert!(!flags(&app, &ann, mention).await.contains(&"read".to_owned()));
     }
 }
+
+/// The maximal runs of read messages, in the channel's order: what the read ranges must be.
+fn runs(channel: &[i64], read: &std::collections::BTreeSet<i64>) -> Vec<(i64, i64)> {
+    let mut out: Vec<(i64, i64)> = Vec::new();
+    let mut open = false;
+    for id in channel {
+        match (read.contains(id), open) {
+            (true, true) => out.last_mut().unwrap().1 = *id,
+            (true, false) => out.push((*id, *id)),
+            _ => {}
+        }
+        open = read.contains(id);
+    }
+    out
+}
+
+backend_test! {
+    async fn marking_many_read_and_unread_keeps_the_ranges_exact_and_maximal(app) {
+        let owner = app.owner.clone();
+        let ann = app.create_user("ann@parley.test", "Ann", parley_domain::Role::Member).await;
+        app.create_channel(&owner, "busy", &[&owner, &ann], &[]).await;
+        app.create_channel(&owner, "other", &[&owner, &ann], &[]).await;
+        // The channel's messages interleaved with another channel's, so that its IDs are not
+        // consecutive and a merge must ask what lies between.
+        let mut busy = Vec::new();
+        let mut everything = Vec::new();
+        for n in 0..40 {
+            let id = app.send_to_channel(&owner, "busy", "t", &format!("busy {n}")).await;
+            busy.push(id);
+            everything.push(id);
+            if n % 3 == 0 {
+                everything.push(app.send_to_channel(&owner, "other", "t", &format!("other {n}")).await);
+            }
+        }
+        let mut read = std::collections::BTreeSet::new();
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move |n: usize| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as usize % n
+        };
+        for round in 0..12 {
+            let add = round % 3 != 2;
+            let count = 1 + next(15);
+            let chosen: Vec<i64> = (0..count).map(|_| everything[next(everything.len())]).collect();
+            let answer = app
+                .post("/messages/flags")
+                .as_user(&ann)
+                .json_param("messages", &json!(chosen))
+                .param("op", if add { "add" } else { "remove" })
+                .param("flag", "read")
+                .send()
+                .await
+                .success();
+            assert_eq!(answer["messages"], json!(chosen));
+            for id in chosen.iter().filter(|id| busy.contains(id)) {
+                if add {
+                    read.insert(*id);
+                } else {
+                    read.remove(id);
+                }
+            }
+            let stored: Vec<(i64, i64)> = {
+                let all = ranges_of(&app, ann.user_id.0).await;
+                let mut mine = Vec::new();
+                for (low, high) in all {
+                    if busy.contains(&low) {
+                        mine.push((low, high));
+                    }
+                }
+                mine
+            };
+            assert_eq!(stored, runs(&busy, &read), "round {round}: ranges of the busy channel");
+            let page = app
+                .get("/messages")
+                .as_user(&ann)
+                .param("anchor", "newest")
+                .param("num_before", "100")
+                .param("num_after", "0")
+                .json_param("narrow", &json!([{"operator": "channel", "operand": "busy"}]))
+                .send()
+                .await
+                .success();
+            for message in page["messages"].as_array().unwrap() {
+                let id = message["id"].as_i64().unwrap();
+                let shown = message["flags"].as_array().unwrap().contains(&json!("read"));
+                assert_eq!(shown, read.contains(&id), "round {round}: message {id}");
+            }
+        }
+        // Marking everything read leaves one range per channel.
+        app.post("/mark_all_as_read").as_user(&ann).send().await.success();
+        let stored: Vec<(i64, i64)> = ranges_of(&app, ann.user_id.0)
+            .await
+            .into_iter()
+            .filter(|r| busy.contains(&r.0))
+            .collect();
+        assert_eq!(stored, vec![(busy[0], *busy.last().unwrap())]);
+    }
+}

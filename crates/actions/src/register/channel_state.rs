@@ -45,7 +45,16 @@ pub(super) fn fill(
         .into_iter()
         .map(|s| (s.channel_id, s))
         .collect();
-    let all_subscribers = subscriptions::all_subscribers(conn)?;
+    let include = input.request.include_subscribers;
+    // The lists only when they are shown; otherwise the database counts them.
+    let (all_subscribers, counts) = if include == IncludeSubscribers::No {
+        (HashMap::new(), subscriptions::subscriber_counts(conn)?)
+    } else {
+        let lists = subscriptions::all_subscribers(conn)?;
+        let counts = lists.iter().map(|(c, l)| (*c, l.len() as i64)).collect();
+        (lists, counts)
+    };
+    let count_of = |channel: ChannelId| counts.get(&channel).copied().unwrap_or(0);
     let no_one: Vec<UserId> = Vec::new();
     let mut visible: Vec<Channel> = channels::all(conn)?
         .into_iter()
@@ -56,7 +65,6 @@ pub(super) fn fill(
         })
         .collect();
     visible.sort_by_key(|c| c.name.to_lowercase());
-    let include = input.request.include_subscribers;
     let personal = inherited_notifications(&crate::user_settings::effective_settings(conn, me)?);
     let subscribers_of = |subscribers: &[UserId]| {
         let ids = || Some(subscribers.to_vec());
@@ -85,7 +93,7 @@ pub(super) fn fill(
         let mut never = Vec::new();
         for channel in &visible {
             let subscribers = all_subscribers.get(&channel.id).unwrap_or(&no_one);
-            let count = subscribers.len() as i64;
+            let count = count_of(channel.id);
             match mine.get(&channel.id) {
                 Some(sub) => {
                     let mut object = WireSubscription::new(channel, &sub.settings, count);
@@ -112,10 +120,7 @@ pub(super) fn fill(
     if wants_streams {
         let list: Vec<wire::Channel> = visible
             .iter()
-            .map(|c| {
-                let count = all_subscribers.get(&c.id).map_or(0, Vec::len) as i64;
-                wire::Channel::new(c, count)
-            })
+            .map(|c| wire::Channel::new(c, count_of(c.id)))
             .collect();
         put(out, "streams", list);
     }

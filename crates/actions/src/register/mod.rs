@@ -207,12 +207,12 @@ pub async fn do_register_spectator(
             realm_state::realm_fields(&ctx2, &policy, &stored_realm, conn, &realm, &mut out)?;
         }
         if wanted.wants("stream") || wanted.wants("subscription") {
-            let counts = parley_storage::subscriptions::all_subscribers(conn)?;
+            let counts = parley_storage::subscriptions::subscriber_counts(conn)?;
             let public: Vec<parley_wire::Channel> = parley_storage::channels::all(conn)?
                 .into_iter()
                 .filter(|c| c.is_web_public && !c.is_archived)
                 .map(|c| {
-                    let count = counts.get(&c.id).map_or(0, Vec::len) as i64;
+                    let count = counts.get(&c.id).copied().unwrap_or(0);
                     parley_wire::Channel::new(&c, count)
                 })
                 .collect();
