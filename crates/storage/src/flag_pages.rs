@@ -16,7 +16,8 @@
 //! the flag itself included, exactly as before. When the other conditions leave the page short
 //! (a channel narrow whose starred messages are mostly elsewhere), the next candidates beyond
 //! the last ones read are taken, twice as many each time (four times after a window that gave
-//! nothing), until the page is full or the candidates are exhausted.
+//! nothing), until the page is full or the candidates are exhausted; after
+//! [`MAX_CANDIDATES`] the rest of the page is left to the generic query.
 //!
 //! Both backends read such pages this way.
 
@@ -31,6 +32,11 @@ use parley_domain::UserId;
 
 /// Most candidate IDs read in one window (and listed in one page query).
 const MAX_WINDOW: i64 = 20_000;
+/// After this many candidates without a full page (the other terms are far more selective than
+/// the flag: a channel with few of many thousand starred messages), the rest of the page is
+/// read by the generic query from where the candidates stopped, which serves such narrows from
+/// the other terms' indexes.
+const MAX_CANDIDATES: usize = 40_000;
 
 /// The bit of the flag whose rows drive the page, if the narrow has one: a plain (not negated,
 /// top-level) flag condition on a bit that is never the default of a message without a row
@@ -97,12 +103,27 @@ pub(crate) fn page(
     }
     .min(MAX_WINDOW);
     let mut found: Vec<ReadMessage> = Vec::new();
+    let mut walked = 0;
     loop {
+        let need = limit - i64::try_from(found.len()).unwrap_or(i64::MAX);
+        if walked >= MAX_CANDIDATES {
+            let op = match direction {
+                Direction::Before => "<=",
+                Direction::After => ">=",
+            };
+            let mut sql = base.clone();
+            sql.push(&format!(
+                " AND m.id {op} {edge} ORDER BY m.id {order} LIMIT {need}"
+            ));
+            let rows: Vec<PageRow> = sql.load(conn)?;
+            found.extend(rows.into_iter().map(PageRow::into_read));
+            break;
+        }
         let (ids, exhausted) = candidates(conn, audience.reader, bit, edge, direction, size)?;
         let Some(&last) = ids.last() else {
             break;
         };
-        let need = limit - i64::try_from(found.len()).unwrap_or(i64::MAX);
+        walked += ids.len();
         let list: Vec<String> = ids.iter().map(i64::to_string).collect();
         let mut sql = base.clone();
         sql.push(&format!(
