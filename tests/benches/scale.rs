@@ -1043,6 +1043,14 @@ async fn read_pages(app: &TestApp, heavy: &Account, accounts: &[Account]) {
             0,
         ),
         (
+            "GET /messages newest 100 (own history, user with a small history)",
+            light,
+            json!([]),
+            newest(),
+            100,
+            0,
+        ),
+        (
             "GET /messages middle anchor (own history)",
             heavy,
             json!([]),

@@ -728,17 +728,9 @@ pub fn topic_senders(
         .collect())
 }
 
-/// Changes flags: sets (`add`) or clears the bits on the messages the user received (or has a
-/// row for); returns the IDs whose flags changed.
-pub fn update_flags(
-    conn: &mut DbConn,
-    user: UserId,
-    ids: &[MessageId],
-    bit: i64,
-    add: bool,
-) -> Result<Vec<MessageId>, StorageError> {
-    crate::reader_flags::set_bit(conn, user, ids, bit, add)
-}
+/// Changes flags: sets (`add`) or clears a bit on the messages the user received (or has a row
+/// for); returns the IDs whose flags changed.
+pub use crate::reader_flags::set_bit as update_flags;
 
 /// Gives a user a row for a message they read from history, so that flags can be kept.
 pub fn add_historical_row(
