@@ -549,6 +549,11 @@ fn matching_by_search(
     if query.is_empty() {
         return Ok(None);
     }
+    if conditions.iter().any(|c| matches!(c, Condition::Topic(_))) {
+        return Ok(Some(topic_search(
+            conn, audience, conditions, position, query,
+        )?));
+    }
     let (columns, visible) = visible(conn, audience)?;
     let mut sql = SqlBuilder::new();
     sql.push(&format!(
@@ -567,6 +572,31 @@ fn matching_by_search(
         }
     }
     Ok(Some((sql, "messages_fts.rowid")))
+}
+
+/// A search within one topic on SQLite: the topic's messages are few beside a common word's
+/// matches (a topic of a few hundred messages against 200,000 matches of "meeting" in a million
+/// messages, where walking the matches for the topic's took 52 ms), so the topic's index
+/// (`messages_by_topic`) drives the query in ID order and each message is checked against the
+/// full-text index by rowid (`rowid = m.id` with `MATCH`: a seek in each word's doclist).
+fn topic_search(
+    conn: &mut DbConn,
+    audience: &Audience,
+    conditions: &[Condition],
+    search: usize,
+    query: String,
+) -> Result<(SqlBuilder, &'static str), StorageError> {
+    let others: Vec<Condition> = conditions
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != search)
+        .map(|(_, c)| c.clone())
+        .collect();
+    let (mut sql, column) = matching(conn, audience, &others)?;
+    sql.push(" AND EXISTS (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ")
+        .bind(Bind::Text(query))
+        .push(" AND messages_fts.rowid = m.id)");
+    Ok((sql, column))
 }
 
 /// Reads up to `limit` messages on one side of `anchor` that the audience may see and that
