@@ -20,10 +20,16 @@
 //! [`MAX_CANDIDATES`] the rest of the page is left to the generic query.
 //!
 //! Both backends read such pages this way.
+//!
+//! Unread narrows (`is:unread`, alone or with other terms, not with `search:`) are read the same
+//! way from the reader's unread IDs ([`crate::unread::ids`], found without the history), nearest
+//! the anchor first, instead of listing every unread ID in one page query.
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
-use crate::messages::{matching, Audience, Condition, Direction, PageRow, ReadMessage};
+use crate::messages::{
+    asks_unread, matching_among, Audience, Condition, Direction, PageRow, ReadMessage,
+};
 use crate::sql::SqlBuilder;
 use diesel::sql_types::BigInt;
 use diesel::QueryableByName;
@@ -82,10 +88,17 @@ pub(crate) fn page(
     include_anchor: bool,
     limit: i64,
 ) -> Result<Option<Vec<ReadMessage>>, StorageError> {
-    let Some(bit) = driver(conditions) else {
-        return Ok(None);
+    let driver = match driver(conditions) {
+        Some(bit) => Driver::Rows(bit),
+        None if asks_unread(conditions)
+            && !conditions.iter().any(|c| matches!(c, Condition::Search(_))) =>
+        {
+            let ids = crate::unread::ids(conn, audience.reader)?;
+            Driver::Unread(ids.into_iter().map(|m| m.0).collect())
+        }
+        None => return Ok(None),
     };
-    let (base, _) = matching(conn, audience, conditions)?;
+    let (base, _) = matching_among(conn, audience, conditions, false)?;
     let order = match direction {
         Direction::Before => "DESC",
         Direction::After => "ASC",
@@ -106,7 +119,7 @@ pub(crate) fn page(
     let mut walked = 0;
     loop {
         let need = limit - i64::try_from(found.len()).unwrap_or(i64::MAX);
-        if walked >= MAX_CANDIDATES {
+        if walked >= MAX_CANDIDATES && matches!(driver, Driver::Rows(_)) {
             let op = match direction {
                 Direction::Before => "<=",
                 Direction::After => ">=",
@@ -119,7 +132,10 @@ pub(crate) fn page(
             found.extend(rows.into_iter().map(PageRow::into_read));
             break;
         }
-        let (ids, exhausted) = candidates(conn, audience.reader, bit, edge, direction, size)?;
+        let (ids, exhausted) = match &driver {
+            Driver::Rows(bit) => candidates(conn, audience.reader, *bit, edge, direction, size)?,
+            Driver::Unread(all) => nearest(all, edge, direction, size),
+        };
         let Some(&last) = ids.last() else {
             break;
         };
@@ -145,6 +161,32 @@ pub(crate) fn page(
             .min(MAX_WINDOW);
     }
     Ok(Some(found))
+}
+
+/// What a page's candidates are read from.
+enum Driver {
+    /// The reader's rows with this bit (and `@all` messages, for mentions).
+    Rows(i64),
+    /// The reader's unread message IDs, ascending.
+    Unread(Vec<i64>),
+}
+
+/// The `size` IDs of `all` (ascending) nearest `edge` (inclusive) on `direction`'s side,
+/// nearest first, and whether they are all there are.
+fn nearest(all: &[i64], edge: i64, direction: Direction, size: i64) -> (Vec<i64>, bool) {
+    let size = usize::try_from(size).unwrap_or(usize::MAX);
+    match direction {
+        Direction::Before => {
+            let end = all.partition_point(|id| *id <= edge);
+            let start = end.saturating_sub(size);
+            (all[start..end].iter().rev().copied().collect(), start == 0)
+        }
+        Direction::After => {
+            let start = all.partition_point(|id| *id < edge);
+            let end = start.saturating_add(size).min(all.len());
+            (all[start..end].to_vec(), end == all.len())
+        }
+    }
 }
 
 /// The `size` candidate IDs nearest `edge` (inclusive) on `direction`'s side, nearest first,
@@ -198,6 +240,22 @@ fn candidates(
 mod tests {
     use super::*;
     use parley_domain::ChannelId;
+
+    #[test]
+    fn nearest_takes_the_ids_on_the_anchor_side_nearest_first() {
+        let all = [3, 5, 8, 13, 21];
+        assert_eq!(
+            nearest(&all, 13, Direction::Before, 2),
+            (vec![13, 8], false)
+        );
+        assert_eq!(
+            nearest(&all, 12, Direction::Before, 9),
+            (vec![8, 5, 3], true)
+        );
+        assert_eq!(nearest(&all, 5, Direction::After, 2), (vec![5, 8], false));
+        assert_eq!(nearest(&all, 9, Direction::After, 2), (vec![13, 21], true));
+        assert_eq!(nearest(&all, 2, Direction::Before, 5), (vec![], true));
+    }
 
     #[test]
     fn the_driver_is_a_plain_flag_that_needs_a_row_or_an_all_mention() {

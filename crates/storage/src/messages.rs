@@ -481,7 +481,7 @@ fn visible(conn: &mut DbConn, audience: &Audience) -> Result<(String, String), S
 }
 
 /// Whether the conditions require the message to be unread (a plain `NOT read`).
-fn asks_unread(conditions: &[Condition]) -> bool {
+pub(crate) fn asks_unread(conditions: &[Condition]) -> bool {
     conditions.iter().any(|c| match c {
         Condition::Not(inner) => matches!(**inner, Condition::Flag(flags::READ)),
         Condition::All(items) => asks_unread(items),
@@ -497,6 +497,17 @@ pub(crate) fn matching(
     audience: &Audience,
     conditions: &[Condition],
 ) -> Result<(SqlBuilder, &'static str), StorageError> {
+    matching_among(conn, audience, conditions, true)
+}
+
+/// [`matching`]; with `unread_list` false, a narrow that asks for unread messages is not
+/// restricted to the list of the reader's unread IDs (the caller restricts it to some of them).
+pub(crate) fn matching_among(
+    conn: &mut DbConn,
+    audience: &Audience,
+    conditions: &[Condition],
+    unread_list: bool,
+) -> Result<(SqlBuilder, &'static str), StorageError> {
     let (columns, visible) = visible(conn, audience)?;
     let mut sql = SqlBuilder::new();
     sql.push(&format!(
@@ -505,7 +516,7 @@ pub(crate) fn matching(
     ))
     .bind(Bind::Int(audience.reader.0));
     sql.push(&format!(" WHERE {visible}"));
-    if asks_unread(conditions) {
+    if unread_list && asks_unread(conditions) {
         // Unread messages are few and found without the history (`unread::ids`); the page is
         // read among them instead of walking every message for the ones outside read ranges.
         let unread = crate::unread::ids(conn, audience.reader)?;

@@ -77,8 +77,8 @@ fn channel_unread(conn: &mut DbConn, user: UserId) -> Result<Vec<i64>, StorageEr
     Ok(out)
 }
 
-/// Gaps read per statement: well under SQLite's limit of 500 terms in a compound `SELECT`.
-const GAPS_PER_QUERY: usize = 200;
+/// Gaps read per statement.
+const GAPS_PER_QUERY: usize = 500;
 
 /// The parts of `[first, last]` outside the read ranges (ascending by `high`, disjoint).
 fn gaps_in(first: i64, last: i64, read: &[(i64, i64)]) -> Vec<(i64, i64)> {
@@ -100,21 +100,24 @@ fn gaps_in(first: i64, last: i64, read: &[(i64, i64)]) -> Vec<(i64, i64)> {
     out
 }
 
-/// The message IDs of each gap's channel inside the gap.
+/// The message IDs of each gap's channel inside the gap: the gaps as a `VALUES` list joined to
+/// the channel's index, one index range per gap. (A `UNION ALL` of one `SELECT` per gap cost
+/// PostgreSQL 7-9 ms of planning for 100 gaps; this form plans in 0.1 ms, and both databases
+/// read it as a loop over the gaps.)
 fn in_gaps(conn: &mut DbConn, gaps: &[(i64, i64, i64)]) -> Result<Vec<i64>, StorageError> {
     if gaps.is_empty() {
         return Ok(Vec::new());
     }
-    let selects: Vec<String> = gaps
+    let values: Vec<String> = gaps
         .iter()
-        .map(|(channel, low, high)| {
-            format!(
-                "SELECT id FROM messages WHERE channel_id = {channel} AND id >= {low} AND id <= {high}"
-            )
-        })
+        .map(|(channel, low, high)| format!("({channel}, {low}, {high})"))
         .collect();
     let mut sql = SqlBuilder::new();
-    sql.push(&selects.join(" UNION ALL "));
+    sql.push(&format!(
+        "WITH g(c, l, h) AS (VALUES {}) SELECT m.id AS id FROM g JOIN messages m \
+         ON m.channel_id = g.c AND m.id >= g.l AND m.id <= g.h",
+        values.join(", ")
+    ));
     Ok(sql.load::<IdRow>(conn)?.into_iter().map(|r| r.id).collect())
 }
 
