@@ -98,7 +98,7 @@ pub(crate) fn page(
         }
         None => return Ok(None),
     };
-    let (base, _) = matching_among(conn, audience, conditions, false)?;
+    let (base, _) = matching_among(conn, audience, conditions, false, None)?;
     let order = match direction {
         Direction::Before => "DESC",
         Direction::After => "ASC",

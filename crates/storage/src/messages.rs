@@ -497,16 +497,22 @@ pub(crate) fn matching(
     audience: &Audience,
     conditions: &[Condition],
 ) -> Result<(SqlBuilder, &'static str), StorageError> {
-    matching_among(conn, audience, conditions, true)
+    matching_among(conn, audience, conditions, true, None)
 }
 
 /// [`matching`]; with `unread_list` false, a narrow that asks for unread messages is not
 /// restricted to the list of the reader's unread IDs (the caller restricts it to some of them).
+///
+/// `bound` (an operator and an ID) also bounds the reader's rows joined: the page's anchor, said
+/// of `um.message_id` as well as of `m.id`, because PostgreSQL carries only equalities across a
+/// join: without it, a page from a middle anchor was a merge join reading the reader's rows from
+/// the first message up to the anchor (180 ms at 300,000 messages).
 pub(crate) fn matching_among(
     conn: &mut DbConn,
     audience: &Audience,
     conditions: &[Condition],
     unread_list: bool,
+    bound: Option<(&str, i64)>,
 ) -> Result<(SqlBuilder, &'static str), StorageError> {
     let (columns, visible) = visible(conn, audience)?;
     let mut sql = SqlBuilder::new();
@@ -515,6 +521,10 @@ pub(crate) fn matching_among(
          ON um.message_id = m.id AND um.user_id = "
     ))
     .bind(Bind::Int(audience.reader.0));
+    if let Some((op, id)) = bound {
+        sql.push(&format!(" AND um.message_id {op} "))
+            .bind(Bind::Int(id));
+    }
     sql.push(&format!(" WHERE {visible}"));
     if unread_list && asks_unread(conditions) {
         // Unread messages are few and found without the history (`unread::ids`); the page is
@@ -650,15 +660,15 @@ pub fn page(
     if let Some(found) = flagged {
         return Ok(found);
     }
-    let (mut sql, column) = match matching_by_search(conn, audience, conditions)? {
-        Some(found) => found,
-        None => matching(conn, audience, conditions)?,
-    };
     let (op, order) = match (direction, include_anchor) {
         (Direction::Before, true) => ("<=", "DESC"),
         (Direction::Before, false) => ("<", "DESC"),
         (Direction::After, true) => (">=", "ASC"),
         (Direction::After, false) => (">", "ASC"),
+    };
+    let (mut sql, column) = match matching_by_search(conn, audience, conditions)? {
+        Some(found) => found,
+        None => matching_among(conn, audience, conditions, true, Some((op, anchor)))?,
     };
     sql.push(&format!(" AND {column} {op} "))
         .bind(Bind::Int(anchor));
