@@ -175,12 +175,23 @@ pub fn add_many(
         return add(conn, user, channel, lowest);
     }
     let old = around(conn, user, channel, lowest, highest)?;
-    let mut new: Vec<(i64, i64)> = Vec::with_capacity(old.len() + ids.len());
-    for (range, fresh) in merge_overlapping(&old, ids) {
+    let merged = merge_overlapping(&old, ids);
+    // A pair is joined when nothing lies between; the joined range's end is always the end of
+    // one of `merged`, so every probe needed is of such an end, read in one statement.
+    let probed: Vec<i64> = merged
+        .windows(2)
+        .filter(|pair| pair[0].1 || pair[1].1)
+        .map(|pair| pair[0].0 .1)
+        .collect();
+    let next = following_each(conn, channel, &probed)?;
+    let mut new: Vec<(i64, i64)> = Vec::with_capacity(merged.len());
+    for (range, _) in merged {
         match new.last_mut() {
+            // (a pair not probed is two old ranges, which were maximal: something lies between)
             Some(last)
-                if (fresh || !old.contains(last))
-                    && following(conn, channel, last.1)?.is_none_or(|n| n >= range.0) =>
+                if next
+                    .get(&last.1)
+                    .is_some_and(|n| n.is_none_or(|n| n >= range.0)) =>
             {
                 last.1 = range.1;
             }
@@ -194,6 +205,40 @@ pub fn add_many(
         insert(conn, user, channel, range.0, range.1)?;
     }
     Ok(())
+}
+
+#[derive(QueryableByName)]
+struct Following {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    id: i64,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::BigInt>)]
+    next: Option<i64>,
+}
+
+/// For each of `ids`, the channel's next message after it (None: none), in one statement.
+fn following_each(
+    conn: &mut DbConn,
+    channel: ChannelId,
+    ids: &[i64],
+) -> Result<std::collections::HashMap<i64, Option<i64>>, StorageError> {
+    let mut out = std::collections::HashMap::with_capacity(ids.len());
+    for chunk in ids.chunks(500) {
+        let values: Vec<String> = chunk.iter().map(|id| format!("({id})")).collect();
+        let mut sql = crate::sql::SqlBuilder::new();
+        sql.push(&format!(
+            "WITH x(id) AS (VALUES {}) SELECT CAST(x.id AS BIGINT) AS id, \
+             (SELECT MIN(m.id) FROM messages m WHERE m.channel_id = {} AND m.id > x.id) AS next \
+             FROM x",
+            values.join(", "),
+            channel.0
+        ));
+        out.extend(
+            sql.load::<Following>(conn)?
+                .into_iter()
+                .map(|f| (f.id, f.next)),
+        );
+    }
+    Ok(out)
 }
 
 /// The user's ranges of the channel that meet `[low, high]`, with the nearest one below and the
