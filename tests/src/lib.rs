@@ -10,6 +10,7 @@
 pub mod bench;
 pub mod images;
 pub mod openapi;
+pub mod pages;
 pub mod s3;
 
 use actix_web::http::Method;

@@ -28,9 +28,9 @@
 use crate::conn::DbConn;
 use crate::error::StorageError;
 use crate::messages::{
-    asks_unread, matching_among, Audience, Condition, Direction, PageRow, ReadMessage,
+    asks_unread, matching_among, Audience, Condition, Direction, PageRow, ReadMessage, Side,
 };
-use crate::sql::SqlBuilder;
+use crate::sql::{id_list, SqlBuilder};
 use diesel::sql_types::BigInt;
 use diesel::QueryableByName;
 use parley_domain::message::flags;
@@ -83,11 +83,11 @@ pub(crate) fn page(
     conn: &mut DbConn,
     audience: &Audience,
     conditions: &[Condition],
-    anchor: i64,
-    direction: Direction,
-    include_anchor: bool,
-    limit: i64,
+    side: Side,
 ) -> Result<Option<Vec<ReadMessage>>, StorageError> {
+    let Side {
+        direction, limit, ..
+    } = side;
     let driver = match driver(conditions) {
         Some(bit) => Driver::Rows(bit),
         None if asks_unread(conditions)
@@ -103,10 +103,7 @@ pub(crate) fn page(
         Direction::Before => "DESC",
         Direction::After => "ASC",
     };
-    let mut edge = match direction {
-        Direction::Before => anchor.saturating_sub(i64::from(!include_anchor)),
-        Direction::After => anchor.saturating_add(i64::from(!include_anchor)),
-    };
+    let mut edge = side.first_id();
     // Alone, every starred candidate is a match (one row is one message); with other terms a
     // few times more are read at first.
     let mut size = if conditions.len() == 1 {
@@ -140,11 +137,10 @@ pub(crate) fn page(
             break;
         };
         walked += ids.len();
-        let list: Vec<String> = ids.iter().map(i64::to_string).collect();
         let mut sql = base.clone();
         sql.push(&format!(
             " AND m.id IN ({}) ORDER BY m.id {order} LIMIT {need}",
-            list.join(",")
+            id_list(ids.iter().copied())
         ));
         let rows: Vec<PageRow> = sql.load(conn)?;
         let got = rows.len();

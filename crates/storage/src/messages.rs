@@ -5,7 +5,7 @@
 use crate::conn::DbConn;
 use crate::error::StorageError;
 use crate::schema::{dm_groups, messages, user_messages};
-use crate::sql::{Bind, SqlBuilder};
+use crate::sql::{id_list, Bind, SqlBuilder};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Nullable};
 use parley_domain::message::flags;
@@ -254,14 +254,39 @@ pub enum Direction {
     After,
 }
 
-fn id_list(ids: impl Iterator<Item = i64>) -> String {
-    let list: Vec<String> = ids.map(|id| id.to_string()).collect();
-    if list.is_empty() {
-        "0".to_owned()
-    } else {
-        list.join(",")
+/// One side of an anchor that a page reads: the ways of reading a page
+/// (`search_windows`, `flag_pages`) take it whole.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Side {
+    /// The anchor.
+    pub anchor: i64,
+    /// Which side of it.
+    pub direction: Direction,
+    /// Whether the anchor itself may be on the page.
+    pub include_anchor: bool,
+    /// At most this many messages.
+    pub limit: i64,
+}
+
+impl Side {
+    /// The ID nearest the anchor that the page may hold (the anchor, or the next ID away from
+    /// it when the anchor is excluded).
+    pub fn first_id(&self) -> i64 {
+        let step = i64::from(!self.include_anchor);
+        match self.direction {
+            Direction::Before => self.anchor.saturating_sub(step),
+            Direction::After => self.anchor.saturating_add(step),
+        }
     }
 }
+
+/// A way of reading a page that serves some narrows (None: not this one).
+type PageReader = fn(
+    &mut DbConn,
+    &Audience,
+    &[Condition],
+    Side,
+) -> Result<Option<Vec<ReadMessage>>, StorageError>;
 
 /// Appends one condition as SQL (`m` is the message, `um` the reader's row). Positive channel
 /// and conversation terms compare the bare column so that the indexes serve them; under `NOT`
@@ -636,29 +661,17 @@ pub fn page(
     if limit <= 0 {
         return Ok(Vec::new());
     }
-    let windowed = crate::search_windows::page(
-        conn,
-        audience,
-        conditions,
+    let side = Side {
         anchor,
         direction,
         include_anchor,
         limit,
-    )?;
-    if let Some(found) = windowed {
-        return Ok(found);
-    }
-    let flagged = crate::flag_pages::page(
-        conn,
-        audience,
-        conditions,
-        anchor,
-        direction,
-        include_anchor,
-        limit,
-    )?;
-    if let Some(found) = flagged {
-        return Ok(found);
+    };
+    let readers: [PageReader; 2] = [crate::search_windows::page, crate::flag_pages::page];
+    for read in readers {
+        if let Some(found) = read(conn, audience, conditions, side)? {
+            return Ok(found);
+        }
     }
     let (op, order) = match (direction, include_anchor) {
         (Direction::Before, true) => ("<=", "DESC"),
@@ -713,7 +726,13 @@ pub fn first_unread(
 ) -> Result<Option<i64>, StorageError> {
     let mut all = conditions.to_vec();
     all.push(Condition::Not(Box::new(Condition::Flag(flags::READ))));
-    let windowed = crate::search_windows::page(conn, audience, &all, 0, Direction::After, true, 1)?;
+    let side = Side {
+        anchor: 0,
+        direction: Direction::After,
+        include_anchor: true,
+        limit: 1,
+    };
+    let windowed = crate::search_windows::page(conn, audience, &all, side)?;
     if let Some(found) = windowed {
         return Ok(found.first().map(|m| m.row.id));
     }

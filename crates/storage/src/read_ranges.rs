@@ -6,8 +6,10 @@
 use crate::conn::DbConn;
 use crate::error::StorageError;
 use crate::schema::{messages, read_ranges as ranges};
+use crate::sql::SqlBuilder;
 use diesel::prelude::*;
 use parley_domain::{ChannelId, UserId};
+use std::collections::HashMap;
 
 /// The range with the smallest `high` at or above `id`.
 fn at_or_above(
@@ -160,8 +162,9 @@ pub fn remove(
 /// Marks the channel's messages `ids` (ascending, distinct) read in one pass: the ranges around
 /// them are read once (the one below the lowest, those between, the one above the highest),
 /// merged with the new IDs, and two neighbours are joined when no message of the channel lies
-/// between them (one probe per pair that involves a new ID: pairs of old ranges were maximal
-/// already). Only the ranges that changed are rewritten.
+/// between them (the channel's next message after each pair that involves a new ID, asked in one
+/// statement: pairs of old ranges were maximal already). Only the ranges that changed are
+/// rewritten.
 pub fn add_many(
     conn: &mut DbConn,
     user: UserId,
@@ -220,11 +223,11 @@ fn following_each(
     conn: &mut DbConn,
     channel: ChannelId,
     ids: &[i64],
-) -> Result<std::collections::HashMap<i64, Option<i64>>, StorageError> {
-    let mut out = std::collections::HashMap::with_capacity(ids.len());
+) -> Result<HashMap<i64, Option<i64>>, StorageError> {
+    let mut out = HashMap::with_capacity(ids.len());
     for chunk in ids.chunks(500) {
         let values: Vec<String> = chunk.iter().map(|id| format!("({id})")).collect();
-        let mut sql = crate::sql::SqlBuilder::new();
+        let mut sql = SqlBuilder::new();
         sql.push(&format!(
             "WITH x(id) AS (VALUES {}) SELECT CAST(x.id AS BIGINT) AS id, \
              (SELECT MIN(m.id) FROM messages m WHERE m.channel_id = {} AND m.id > x.id) AS next \

@@ -12,7 +12,7 @@
 use crate::conn::DbConn;
 use crate::error::StorageError;
 use crate::schema::{messages, user_messages};
-use crate::sql::SqlBuilder;
+use crate::sql::{id_list, SqlBuilder};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Nullable};
 use parley_domain::message::flags;
@@ -79,17 +79,13 @@ pub fn flags_for(
 ) -> Result<Vec<(MessageId, Option<i64>)>, StorageError> {
     let mut out = Vec::with_capacity(ids.len());
     for chunk in ids.chunks(500) {
-        let list: Vec<String> = chunk.iter().map(|m| m.0.to_string()).collect();
-        if list.is_empty() {
-            continue;
-        }
         let mut sql = SqlBuilder::new();
         sql.push(&format!(
             "SELECT m.id AS id, {flags} AS flags FROM messages m LEFT JOIN user_messages um \
              ON um.message_id = m.id AND um.user_id = {u} WHERE m.id IN ({list}) ORDER BY m.id",
             flags = flags_sql(&reader.0.to_string()),
             u = reader.0,
-            list = list.join(","),
+            list = id_list(chunk.iter().map(|m| m.0)),
         ));
         let rows: Vec<FlagsRow> = sql.load(conn)?;
         out.extend(rows.into_iter().map(|r| (MessageId(r.id), r.flags)));
@@ -156,10 +152,6 @@ pub fn states(
     let u = user.0.to_string();
     let mut out = Vec::with_capacity(ids.len());
     for chunk in ids.chunks(500) {
-        if chunk.is_empty() {
-            continue;
-        }
-        let list: Vec<String> = chunk.iter().map(|m| m.0.to_string()).collect();
         let mut sql = SqlBuilder::new();
         sql.push(&format!(
             "SELECT m.id AS id, m.channel_id AS channel_id, \
@@ -169,7 +161,7 @@ pub fn states(
              ON um.message_id = m.id AND um.user_id = {u} WHERE m.id IN ({list}) ORDER BY m.id",
             covered = covered_sql(&u),
             flags = flags_sql(&u),
-            list = list.join(","),
+            list = id_list(chunk.iter().map(|m| m.0)),
         ));
         let rows: Vec<IdStateRow> = sql.load(conn)?;
         out.extend(rows.into_iter().map(|r| (MessageId(r.id), r.state.into())));

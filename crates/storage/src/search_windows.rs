@@ -20,7 +20,7 @@
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
-use crate::messages::{matching, Audience, Condition, Direction, PageRow, ReadMessage};
+use crate::messages::{matching, Audience, Condition, Direction, PageRow, ReadMessage, Side};
 use crate::sql::{Bind, SqlBuilder};
 use diesel::sql_types::{BigInt, Integer};
 use diesel::QueryableByName;
@@ -42,16 +42,15 @@ pub(crate) struct Window {
 /// Reads a page of a narrow with a `search:` term on PostgreSQL window by window; None when the
 /// connection is SQLite or the narrow has no plain `search:` term (the caller's single query
 /// serves those).
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn page(
     conn: &mut DbConn,
     audience: &Audience,
     conditions: &[Condition],
-    anchor: i64,
-    direction: Direction,
-    include_anchor: bool,
-    limit: i64,
+    side: Side,
 ) -> Result<Option<Vec<ReadMessage>>, StorageError> {
+    let Side {
+        direction, limit, ..
+    } = side;
     if !matches!(conn, DbConn::Pg(_)) {
         return Ok(None);
     }
@@ -66,14 +65,10 @@ pub(crate) fn page(
         // Only stop words: PostgreSQL matches nothing (as the single query did).
         return Ok(Some(Vec::new()));
     }
-    let start = match direction {
-        Direction::Before => anchor.saturating_sub(i64::from(!include_anchor)),
-        Direction::After => anchor.saturating_add(i64::from(!include_anchor)),
-    };
     let mut found = Vec::new();
     walk(
         (span.first, span.last),
-        start,
+        side.first_id(),
         direction,
         limit,
         |window, need| {

@@ -50,6 +50,17 @@ pub(crate) fn fts5_query(text: &str) -> String {
         .join(" ")
 }
 
+/// IDs for an SQL `IN (...)` list, `0` (no message or user has it) when there are none, so the
+/// list is never empty.
+pub(crate) fn id_list(ids: impl Iterator<Item = i64>) -> String {
+    let list: Vec<String> = ids.map(|id| id.to_string()).collect();
+    if list.is_empty() {
+        "0".to_owned()
+    } else {
+        list.join(",")
+    }
+}
+
 impl SqlBuilder {
     /// Empty SQL.
     pub fn new() -> Self {

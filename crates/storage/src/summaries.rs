@@ -4,7 +4,7 @@
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
-use crate::sql::{Bind, SqlBuilder};
+use crate::sql::{id_list, Bind, SqlBuilder};
 use diesel::sql_types::{BigInt, Nullable, Text};
 use diesel::QueryableByName;
 use parley_domain::{MessageId, UserId};
@@ -45,7 +45,6 @@ pub fn unread(conn: &mut DbConn, user: UserId, limit: i64) -> Result<Vec<UnreadR
     // The messages are the reader's (they are unread), so only the grouping columns and the
     // flags are read: not the content, and not the visibility test of a page.
     for chunk in newest.chunks(500) {
-        let list: Vec<String> = chunk.iter().map(|m| m.0.to_string()).collect();
         let mut sql = SqlBuilder::new();
         sql.push(&format!(
             "SELECT m.id AS id, COALESCE({flags}, 0) AS flags, m.sender_id AS sender_id, \
@@ -54,7 +53,7 @@ pub fn unread(conn: &mut DbConn, user: UserId, limit: i64) -> Result<Vec<UnreadR
              ON um.message_id = m.id AND um.user_id = {reader} \
              WHERE m.id IN ({list}) ORDER BY m.id",
             flags = crate::reader_flags::flags_sql(&reader),
-            list = list.join(","),
+            list = id_list(chunk.iter().map(|m| m.0)),
         ));
         rows.extend(sql.load::<UnreadRow>(conn)?);
     }

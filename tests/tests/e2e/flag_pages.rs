@@ -9,8 +9,9 @@
 use parley_domain::message::{dm_key, flags};
 use parley_domain::{ChannelId, Role, UserId};
 use parley_storage::messages::{self, NewMessage};
+use parley_tests::pages::{expected, page};
 use parley_tests::{busy_backend_test, Account, TestApp};
-use serde_json::{json, Value};
+use serde_json::json;
 
 /// Where a seeded message went.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -142,52 +143,6 @@ async fn seed(
         })
         .await
         .unwrap()
-}
-
-/// The page the API must answer: up to `before` matches below the anchor, the anchor if it
-/// matches, up to `after` above it, in ID order.
-fn expected(matches: &[i64], anchor: i64, before: usize, after: usize) -> Vec<i64> {
-    let mut below: Vec<i64> = matches
-        .iter()
-        .rev()
-        .filter(|id| **id < anchor)
-        .take(before)
-        .copied()
-        .collect();
-    below.reverse();
-    let at = matches.iter().filter(|id| **id == anchor).copied();
-    let above = matches
-        .iter()
-        .filter(|id| **id > anchor)
-        .take(after)
-        .copied();
-    below.into_iter().chain(at).chain(above).collect()
-}
-
-async fn page(
-    app: &TestApp,
-    who: &Account,
-    narrow: &Value,
-    anchor: &str,
-    before: usize,
-    after: usize,
-) -> Vec<i64> {
-    let body = app
-        .get("/messages")
-        .as_user(who)
-        .param("anchor", anchor)
-        .param("num_before", before)
-        .param("num_after", after)
-        .json_param("narrow", narrow)
-        .send()
-        .await
-        .success();
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["id"].as_i64().unwrap())
-        .collect()
 }
 
 busy_backend_test! {
