@@ -50,3 +50,47 @@ pub async fn page(
         .map(|m| m["id"].as_i64().expect("id"))
         .collect()
 }
+
+/// The pages every page test reads: an anchor (`newest`, `oldest`, or `middle`, `first`, `last`
+/// for the IDs given to [`assert_pages`]), how many before and how many after.
+pub const SHAPES: [(&str, usize, usize); 12] = [
+    ("newest", 100, 0),
+    ("newest", 5, 0),
+    ("oldest", 0, 100),
+    ("oldest", 0, 7),
+    ("middle", 50, 50),
+    ("middle", 1, 1),
+    ("middle", 0, 30),
+    ("middle", 30, 0),
+    ("first", 10, 10),
+    ("last", 10, 10),
+    ("newest", 1000, 0),
+    ("oldest", 0, 1000),
+];
+
+/// Asserts that `GET /messages` answers each of `shapes` for `narrow` with the page the model
+/// gives from `matches`; `first`, `middle` and `last` are the IDs those anchors name.
+pub async fn assert_pages(
+    app: &TestApp,
+    who: &Account,
+    narrow: &Value,
+    matches: &[i64],
+    (first, middle, last): (i64, i64, i64),
+    shapes: &[(&str, usize, usize)],
+) {
+    for &(anchor, before, after) in shapes {
+        let (text, at) = match anchor {
+            "middle" => (middle.to_string(), middle),
+            "first" => (first.to_string(), first),
+            "last" => (last.to_string(), last),
+            "newest" => ("newest".to_owned(), i64::MAX),
+            _ => ("oldest".to_owned(), 0),
+        };
+        let got = page(app, who, narrow, &text, before, after).await;
+        assert_eq!(
+            got,
+            expected(matches, at, before, after),
+            "{narrow} {anchor} {before} {after}"
+        );
+    }
+}

@@ -9,7 +9,7 @@
 use parley_domain::message::{dm_key, flags};
 use parley_domain::{ChannelId, Role, UserId};
 use parley_storage::messages::{self, NewMessage};
-use parley_tests::pages::{expected, page};
+use parley_tests::pages::{assert_pages, expected, page, SHAPES};
 use parley_tests::{busy_backend_test, Account, TestApp};
 use serde_json::json;
 
@@ -207,30 +207,7 @@ busy_backend_test! {
             (json!([["is", "starred"], ["is", "mentioned"]]), &starred_mentioned),
         ];
         for (narrow, matches) in &cases {
-            for (anchor, before, after) in [
-                ("newest", 100, 0),
-                ("newest", 5, 0),
-                ("oldest", 0, 100),
-                ("oldest", 0, 7),
-                ("middle", 50, 50),
-                ("middle", 1, 1),
-                ("middle", 0, 30),
-                ("middle", 30, 0),
-                ("first", 10, 10),
-                ("last", 10, 10),
-                ("newest", 1000, 0),
-                ("oldest", 0, 1000),
-            ] {
-                let (text, at) = match anchor {
-                    "middle" => (middle.to_string(), middle),
-                    "first" => (first.to_string(), first),
-                    "last" => (last.to_string(), last),
-                    "newest" => ("newest".to_owned(), i64::MAX),
-                    _ => ("oldest".to_owned(), 0),
-                };
-                let got = page(&app, &bob, narrow, &text, before, after).await;
-                assert_eq!(got, expected(matches, at, before, after), "{narrow} {anchor} {before} {after}");
-            }
+            assert_pages(&app, &bob, narrow, matches, (first, middle, last), &SHAPES).await;
             // From each match as the anchor (included once), and excluded at either end.
             for hit in matches.iter().step_by(matches.len().div_ceil(6).max(1)) {
                 let text = hit.to_string();

@@ -7,7 +7,7 @@
 use parley_domain::message::flags;
 use parley_domain::{ChannelId, Role, UserId};
 use parley_storage::messages::{self, NewMessage};
-use parley_tests::pages::{expected, page};
+use parley_tests::pages::{assert_pages, expected, page, SHAPES};
 use parley_tests::{busy_backend_test, Account, TestApp};
 use serde_json::json;
 
@@ -100,28 +100,7 @@ busy_backend_test! {
         // Bob's own messages (the "dev" ones): a common and a rare word, from every anchor,
         // on either side and both.
         for (narrow, matches) in [(&deploy, &deploy_dev), (&zebra, &zebra_dev)] {
-            for (anchor, before, after) in [
-                ("newest", 100, 0),
-                ("newest", 5, 0),
-                ("oldest", 0, 100),
-                ("oldest", 0, 7),
-                ("middle", 50, 50),
-                ("middle", 1, 1),
-                ("middle", 0, 30),
-                ("middle", 30, 0),
-                ("first", 10, 10),
-                ("last", 10, 10),
-            ] {
-                let (text, at) = match anchor {
-                    "middle" => (middle.to_string(), middle),
-                    "first" => (first.to_string(), first),
-                    "last" => (last.to_string(), last),
-                    "newest" => ("newest".to_owned(), i64::MAX),
-                    _ => ("oldest".to_owned(), 0),
-                };
-                let got = page(&app, &bob, narrow, &text, before, after).await;
-                assert_eq!(got, expected(matches, at, before, after), "{narrow} {anchor} {before} {after}");
-            }
+            assert_pages(&app, &bob, narrow, matches, (first, middle, last), &SHAPES[..10]).await;
         }
         // An anchor that is itself a match is included once.
         let hit = deploy_dev[56];
