@@ -285,6 +285,9 @@ def run(site, data_dir, server, args):
             a.keyboard.press("Enter")
             a.wait_for_url("**#narrow/channel/**/search/dinner")
             message_locator(a, "Who is coming to dinner?").wait_for()
+            # the topic's view (which shows the same message) may still be on screen for a
+            # moment after the address changes: wait for the search's view to replace it
+            a.wait_for_function("document.querySelectorAll('.message').length === 1")
             return a.locator(".message").count() == 1
         step("search with operators narrows to the match", search)
         step("back button returns to the topic", lambda: (a.go_back(), a.wait_for_selector(".narrow-title:has-text('> lunch')")))
