@@ -45,6 +45,21 @@ const INVALIDATING: &[&str] = &[
     "realm_user_settings_defaults",
 ];
 
+/// Event types whose recording means that what a send read before its writing turn may have
+/// changed (the channel, its subscribers, users, groups, the policy, alert words, mutes, a
+/// bot's default channel): see [`inputs_mark`].
+const SEND_INPUTS: &[&str] = &[
+    "realm",
+    "realm_user",
+    "realm_bot",
+    "user_group",
+    "stream",
+    "subscription",
+    "alert_words",
+    "muted_users",
+    "realm_user_settings_defaults",
+];
+
 /// What is cached, valid for one generation.
 #[derive(Default)]
 struct State {
@@ -57,6 +72,10 @@ struct State {
     emoji: Option<Arc<Vec<RealmEmojiRow>>>,
     realm_id: Option<i64>,
     outgoing_bots: Option<OutgoingBots>,
+    /// Bumped whenever a transaction records a [`SEND_INPUTS`] event, and again after it ends.
+    inputs_generation: u64,
+    /// Transactions that recorded such an event and have not ended.
+    inputs_changing: usize,
 }
 
 /// The cache of one process (one [`crate::publish::EventHub`]); cheap to share.
@@ -65,6 +84,8 @@ pub struct RealmCache {
     hits: AtomicU64,
     misses: AtomicU64,
     enabled: AtomicBool,
+    /// Sends whose inputs changed between their reading and their writing turn.
+    prepared_again: AtomicU64,
 }
 
 impl Default for RealmCache {
@@ -74,6 +95,7 @@ impl Default for RealmCache {
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
             enabled: AtomicBool::new(true),
+            prepared_again: AtomicU64::new(0),
         }
     }
 }
@@ -118,6 +140,12 @@ impl RealmCache {
             self.hits.load(Ordering::Relaxed),
             self.misses.load(Ordering::Relaxed),
         )
+    }
+
+    /// How many sends found their inputs changed in their writing turn and read them again
+    /// there, for tests and measurements.
+    pub fn sends_prepared_again(&self) -> u64 {
+        self.prepared_again.load(Ordering::Relaxed)
     }
 
     /// The cached value `pick` selects, or `load`ed from the database and kept (when `load`
@@ -211,6 +239,16 @@ impl RealmCache {
         state.outgoing_bots.clone()
     }
 
+    /// Starts a change of a send's inputs, held until the returned guard is dropped.
+    fn begin_inputs_change(self: &Arc<Self>) -> InputsGuard {
+        let mut state = self.lock();
+        state.inputs_changing += 1;
+        state.inputs_generation += 1;
+        InputsGuard {
+            cache: Arc::clone(self),
+        }
+    }
+
     /// Starts a change: nothing is served or filled until the returned guard is dropped.
     fn begin_change(self: &Arc<Self>) -> ChangeGuard {
         let mut state = self.lock();
@@ -233,20 +271,35 @@ fn invalidate(state: &mut State) {
 
 /// Whether an event announces a change of what is cached.
 fn invalidates(event: &Event) -> bool {
-    fn announces(body: &Body) -> bool {
-        match body {
-            Body::Json(map) => map
-                .get("type")
-                .and_then(|t| t.as_str())
-                .is_some_and(|t| INVALIDATING.contains(&t)),
-            Body::ByCapability { with, without, .. } => {
-                announces(with) || without.as_deref().is_some_and(announces)
-            }
-            Body::Many(bodies) => bodies.iter().any(announces),
-            Body::Message(_) => false,
+    announces(&event.body, INVALIDATING)
+}
+
+/// Whether an event's body has one of these types.
+fn announces(body: &Body, types: &[&str]) -> bool {
+    match body {
+        Body::Json(map) => map
+            .get("type")
+            .and_then(|t| t.as_str())
+            .is_some_and(|t| types.contains(&t)),
+        Body::ByCapability { with, without, .. } => {
+            announces(with, types) || without.as_deref().is_some_and(|b| announces(b, types))
         }
+        Body::Many(bodies) => bodies.iter().any(|b| announces(b, types)),
+        Body::Message(_) => false,
     }
-    announces(&event.body)
+}
+
+/// A change of a send's inputs in progress; dropped after the transaction ends.
+struct InputsGuard {
+    cache: Arc<RealmCache>,
+}
+
+impl Drop for InputsGuard {
+    fn drop(&mut self) {
+        let mut state = self.cache.lock();
+        state.inputs_changing = state.inputs_changing.saturating_sub(1);
+        state.inputs_generation += 1;
+    }
 }
 
 /// A change in progress: dropped after the transaction's commit or rollback, it lets the cache
@@ -266,7 +319,10 @@ impl Drop for ChangeGuard {
 /// Where a transaction keeps its change, if it makes one; created before the transaction and
 /// dropped after it ends, so the change outlives the commit.
 #[derive(Default)]
-pub(crate) struct ChangeSlot(Mutex<Option<ChangeGuard>>);
+pub(crate) struct ChangeSlot {
+    cache: Mutex<Option<ChangeGuard>>,
+    inputs: Mutex<Option<InputsGuard>>,
+}
 
 struct Scope {
     cache: Arc<RealmCache>,
@@ -310,7 +366,7 @@ fn current() -> Option<Arc<RealmCache>> {
 pub(crate) fn changing() {
     SCOPE.with(|s| {
         if let Some(scope) = s.borrow().as_ref() {
-            let mut slot = scope.slot.0.lock().unwrap_or_else(|p| p.into_inner());
+            let mut slot = scope.slot.cache.lock().unwrap_or_else(|p| p.into_inner());
             if slot.is_none() {
                 *slot = Some(scope.cache.begin_change());
             }
@@ -323,6 +379,46 @@ pub(crate) fn note_recorded(event: &Event) {
     if invalidates(event) {
         changing();
     }
+    if announces(&event.body, SEND_INPUTS) {
+        SCOPE.with(|s| {
+            if let Some(scope) = s.borrow().as_ref() {
+                let mut slot = scope.slot.inputs.lock().unwrap_or_else(|p| p.into_inner());
+                if slot.is_none() {
+                    *slot = Some(scope.cache.begin_inputs_change());
+                }
+            }
+        });
+    }
+}
+
+/// Where a send's inputs stand, taken before reading them outside the writing transaction
+/// (`messages_send`): None when they may not be read there (a transaction that changes them
+/// has not ended yet, or there is no cache in scope). Every transaction that changes them
+/// records an event of [`SEND_INPUTS`], which moves the mark when recorded (so a transaction
+/// earlier in the same SQLite group commit counts) and again after its commit; so a mark taken
+/// while none is in progress, and unchanged inside the writing transaction, means the inputs
+/// read in between are what that transaction would read.
+pub(crate) fn inputs_mark() -> Option<u64> {
+    let cache = current()?;
+    if !cache.enabled.load(Ordering::Relaxed) {
+        return None;
+    }
+    let state = cache.lock();
+    (state.inputs_changing == 0).then_some(state.inputs_generation)
+}
+
+/// Whether nothing that changes a send's inputs was recorded since `mark` was taken; counts
+/// the sends that must read them again.
+pub(crate) fn inputs_unchanged_since(mark: u64) -> bool {
+    let Some(cache) = current() else {
+        return false;
+    };
+    let unchanged = cache.lock().inputs_generation == mark;
+    if !unchanged {
+        cache.prepared_again.fetch_add(1, Ordering::Relaxed);
+        metrics::counter!("parley_sends_prepared_again_total").increment(1);
+    }
+    unchanged
 }
 
 /// The groups and organization policy (cached in an action's scope).

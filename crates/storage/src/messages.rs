@@ -10,6 +10,7 @@ use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Nullable};
 use parley_domain::message::flags;
 use parley_domain::{ChannelId, MessageId, UserId};
+use std::collections::HashSet;
 
 /// A stored message.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, QueryableByName)]
@@ -101,6 +102,32 @@ pub struct NewMessage {
     pub client: String,
 }
 
+impl NewMessage {
+    /// The row this message is once inserted with `id`.
+    pub fn row(&self, id: MessageId) -> MessageRow {
+        MessageRow {
+            id: id.0,
+            sender_id: self.sender_id.0,
+            channel_id: self.channel_id.map(|c| c.0),
+            topic: self.topic.clone(),
+            topic_key: self.topic.to_lowercase(),
+            dm_key: self.dm_key.clone(),
+            dm_group_id: self.dm_group_id,
+            recipient_user_id: self.recipient_user_id.map(|u| u.0),
+            content: self.content.clone(),
+            rendered_content: self.rendered_content.clone(),
+            date_sent: self.date_sent,
+            last_edit_time: None,
+            last_moved_time: None,
+            edit_history: None,
+            has_link: self.has_link,
+            has_image: self.has_image,
+            has_attachment: self.has_attachment,
+            client: self.client.clone(),
+        }
+    }
+}
+
 /// Inserts a message and returns its ID. `recipients` are everyone who receives it with their
 /// flags. For a channel message, those with an open span of the channel (the send's recipient
 /// rule) get nothing written but the flags they do not share: a sparse row for starred,
@@ -114,8 +141,19 @@ pub fn insert(
 ) -> Result<MessageId, StorageError> {
     let spanned = match message.channel_id {
         Some(channel) => crate::spans::open_users(conn, channel)?,
-        None => std::collections::HashSet::new(),
+        None => HashSet::new(),
     };
+    insert_spanned(conn, message, recipients, &spanned)
+}
+
+/// [`insert`] with the users holding an open span of the message's channel already read
+/// (`spans::open_users`, in the same state of the database).
+pub fn insert_spanned(
+    conn: &mut DbConn,
+    message: &NewMessage,
+    recipients: &[(UserId, i64)],
+    spanned: &HashSet<UserId>,
+) -> Result<MessageId, StorageError> {
     let stream_wildcard = recipients
         .iter()
         .any(|(user, bits)| spanned.contains(user) && bits & flags::STREAM_WILDCARD_MENTIONED != 0);

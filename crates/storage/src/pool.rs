@@ -99,6 +99,14 @@ impl Db {
         })
     }
 
+    /// Whether writing transactions take turns in this process (SQLite's one writer): then
+    /// work read before a transaction can be checked inside it against what committed since,
+    /// and moved out of the turn (`actions::messages_send`). On PostgreSQL transactions run
+    /// side by side and nothing is gained by reading outside them.
+    pub fn writes_in_turn(&self) -> bool {
+        self.group_writer.is_some() || self.sqlite_writer.is_some()
+    }
+
     /// The URL this pool connects to.
     pub fn url(&self) -> &DatabaseUrl {
         &self.url

@@ -44,6 +44,7 @@ mod s3_uploads;
 mod saved_snippets;
 mod scheduled_messages;
 mod search_pages;
+mod send_races;
 mod server_settings;
 mod settings;
 mod small_endpoints;

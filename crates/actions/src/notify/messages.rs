@@ -3,12 +3,12 @@
 use super::emit::{body, to_users};
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
-use crate::present::messages::{messages as present, Presentation};
+use crate::present::messages::{new_message as present_new, Presentation};
 use parley_domain::message::flags;
 use parley_domain::user::{gravatar_url, EmailAddressVisibility, User};
 use parley_domain::{MessageId, UserId};
 use parley_events::{Body, Capability, Event, MessagePayload, MessageRecipient};
-use parley_storage::messages::{self, ReadMessage};
+use parley_storage::messages::{self, MessageRow, ReadMessage};
 use parley_storage::DbConn;
 use parley_wire as wire;
 use parley_wire::event::{DeleteMessage, FlagsEvent, ReactionEvent, UpdateMessage};
@@ -27,7 +27,7 @@ pub struct MessageAudience<'a> {
     pub local_echo: Option<(String, String)>,
 }
 
-/// The `message` event for a newly sent message.
+/// The `message` event for a newly sent message, read back by ID.
 pub fn message_sent(
     ctx: &Context,
     conn: &mut DbConn,
@@ -37,6 +37,20 @@ pub fn message_sent(
 ) -> ActionResult<Event> {
     let row = messages::by_id(conn, id)?
         .ok_or_else(|| ActionError::Internal(format!("message {id} vanished")))?;
+    new_message_sent(ctx, conn, sender, row, &[], audience)
+}
+
+/// The `message` event for a message just written as `row`, built from what the send holds:
+/// the sender and, for a direct message, its `participants` (else read by ID), with no
+/// reactions yet.
+pub fn new_message_sent(
+    ctx: &Context,
+    conn: &mut DbConn,
+    sender: &User,
+    row: MessageRow,
+    participants: &[User],
+    audience: MessageAudience<'_>,
+) -> ActionResult<Event> {
     let content_markdown = row.content.clone();
     let content_html = row.rendered_content.clone();
     let topic = row.topic.clone();
@@ -49,9 +63,15 @@ pub fn message_sent(
         row,
         flags: Some(0),
     };
-    let record = present(ctx, conn, sender, &[read], options)?
-        .pop()
-        .ok_or_else(|| ActionError::Internal("message presentation failed".into()))?;
+    let record = present_new(
+        ctx,
+        conn,
+        sender,
+        read,
+        participants,
+        audience.channel_name.as_deref(),
+        options,
+    )?;
     let Ok(Value::Object(mut message)) = serde_json::to_value(record) else {
         return Err(ActionError::Internal("message presentation failed".into()));
     };

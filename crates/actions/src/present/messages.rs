@@ -74,6 +74,46 @@ fn load_page(conn: &mut DbConn, list: &[ReadMessage]) -> ActionResult<PageContex
     })
 }
 
+/// The record of a message just sent, as `reader` receives it, from what the send holds: the
+/// sender, the channel's name, and for a direct message the conversation's members (those not
+/// given are read); a new message has no reactions.
+pub fn new_message(
+    ctx: &Context,
+    conn: &mut DbConn,
+    reader: &User,
+    message: ReadMessage,
+    participants: &[User],
+    channel_name: Option<&str>,
+    options: Presentation,
+) -> ActionResult<Message> {
+    let mut people: HashMap<UserId, User> =
+        participants.iter().map(|u| (u.id, u.clone())).collect();
+    people.insert(reader.id, reader.clone());
+    let mut wanted: Vec<UserId> = vec![UserId(message.row.sender_id)];
+    if let Some(key) = &message.row.dm_key {
+        wanted.extend(dm_participants(key));
+    }
+    wanted.retain(|id| !people.contains_key(id));
+    if !wanted.is_empty() {
+        people.extend(users::by_ids(conn, &wanted)?.into_iter().map(|u| (u.id, u)));
+    }
+    let channel_names = match (message.row.channel_id, channel_name) {
+        (Some(id), Some(name)) => HashMap::from([(ChannelId(id), name.to_owned())]),
+        (Some(id), None) => channels::by_ids(conn, &[ChannelId(id)])?
+            .into_iter()
+            .map(|c| (c.id, c.name))
+            .collect(),
+        (None, _) => HashMap::new(),
+    };
+    let mut page = PageContext {
+        people,
+        channel_names,
+        reactions: HashMap::new(),
+        linkifiers: crate::rendering::linkifiers_for_rendering(conn)?,
+    };
+    Ok(message_record(ctx, reader, &message, options, &mut page))
+}
+
 /// The message records a reader receives, loading senders, channels, conversation members and
 /// reactions once per page.
 pub fn messages(

@@ -1,0 +1,128 @@
+//! Sending messages: to a channel topic, or directly to users, in two steps: [`prepare`]
+//! checks and reads, [`commit`] writes.
+
+mod commit;
+mod prepare;
+
+pub(crate) use prepare::{check_topic_policy, mentioned_users};
+
+use crate::context::Context;
+use crate::error::{ActionError, ActionResult};
+use crate::publish::Events;
+use crate::rendering;
+use parley_domain::message::{self, normalize_content};
+use parley_domain::narrow::UserOperand;
+use parley_domain::user::User;
+use parley_domain::{ChannelId, MessageId};
+use parley_storage::DbConn;
+
+/// Where a message goes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Destination {
+    /// A channel by name.
+    ChannelName(String),
+    /// A channel by ID.
+    ChannelId(ChannelId),
+    /// Users, by ID or email.
+    Users(Vec<UserOperand>),
+    /// A channel message that names no channel: the sender's `default_sending_stream` (bots
+    /// have one), else "Missing channel", as the reference.
+    SenderDefault,
+}
+
+/// A message to send.
+#[derive(Debug, Clone)]
+pub struct SendMessage {
+    /// Channel or direct.
+    pub kind: message::MessageKind,
+    /// Recipient.
+    pub to: Destination,
+    /// Topic, for channel messages.
+    pub topic: Option<String>,
+    /// Markdown content.
+    pub content: String,
+    /// Start as read for the sender; None applies the client heuristic.
+    pub read_by_sender: Option<bool>,
+    /// The sending client's name.
+    pub client: String,
+    /// `(queue_id, local_id)`: the message event to that queue carries `local_id`.
+    pub local_echo: Option<(String, String)>,
+}
+
+/// What sending produced.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Sent {
+    /// The new message's ID.
+    pub id: MessageId,
+    /// The sender's new policy for the topic, when sending changed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub automatic_new_visibility_policy: Option<i64>,
+}
+
+/// `POST /messages`: renders and checks the message and reads its recipients on a reading
+/// connection, then writes it in one transaction. On SQLite the checks and reads stay out of
+/// the one writer's turn, which is then spent on the writes (`prepare`, `commit`); on
+/// PostgreSQL, where transactions run side by side, everything but the rendering runs in the
+/// transaction.
+pub async fn do_send_message(
+    ctx: &Context,
+    sender: User,
+    request: SendMessage,
+) -> ActionResult<Sent> {
+    let content = normalize_content(&request.content)?;
+    let outside = ctx.db.writes_in_turn();
+    let (prepared, sender, request, content) = {
+        let ctx2 = ctx.clone();
+        ctx.run(move |conn| {
+            let rendered =
+                rendering::render_message(conn, &ctx2.realm.url, ctx2.camo.as_ref(), &content);
+            let prepared = match crate::realm_cache::inputs_mark().filter(|_| outside) {
+                Some(mark) => Ok(prepare::prepare(
+                    &ctx2,
+                    conn,
+                    &sender,
+                    &request,
+                    &content,
+                    Some(rendered),
+                    Some(mark),
+                )?),
+                None => Err(rendered),
+            };
+            Ok::<_, ActionError>((prepared, sender, request, content))
+        })
+        .await?
+    };
+    let ctx2 = ctx.clone();
+    ctx.write(move |conn, events| {
+        let prepared = match prepared {
+            Ok(prepared) => prepared,
+            Err(rendered) => prepare::prepare(
+                &ctx2,
+                conn,
+                &sender,
+                &request,
+                &content,
+                Some(rendered),
+                None,
+            )?,
+        };
+        commit::commit(&ctx2, conn, events, &sender, &request, &content, prepared)
+    })
+    .await
+    .inspect(|_| metrics::counter!("parley_messages_sent_total").increment(1))
+}
+
+/// Sends `request` inside the caller's transaction: every check of `POST /messages`, the
+/// message and its recipients' rows, and its events. The scheduler delivers scheduled messages
+/// and reminders through it, in the same transaction that marks them delivered.
+pub(crate) fn send_in(
+    ctx: &Context,
+    conn: &mut DbConn,
+    events: &mut Events,
+    sender: &User,
+    request: &SendMessage,
+    content: &str,
+) -> ActionResult<Sent> {
+    let prepared = prepare::prepare(ctx, conn, sender, request, content, None, None)?;
+    commit::commit(ctx, conn, events, sender, request, content, prepared)
+}

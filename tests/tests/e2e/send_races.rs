@@ -1,0 +1,111 @@
+//! Sends racing the changes that decide their recipients. On SQLite a send reads its channel,
+//! recipients and flags before its writing turn (`messages_send::prepare`) and is read again in
+//! the turn when such a change was recorded in between: every message must still reach, by
+//! event and in its readers' history alike, exactly the users subscribed when it committed.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use parley_domain::Role;
+use parley_tests::{busy_backend_test, Account, TestApp};
+use serde_json::json;
+use std::collections::BTreeSet;
+
+/// The IDs of the channel's messages that `who` received (their own history, not the channel's).
+async fn received(app: &TestApp, who: &Account, channel: &str) -> BTreeSet<i64> {
+    let page = app
+        .get("/messages")
+        .as_user(who)
+        .param("anchor", "newest")
+        .param("num_before", 1000)
+        .param("num_after", 0)
+        .send()
+        .await
+        .success();
+    page["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["display_recipient"] == channel)
+        .map(|m| m["id"].as_i64().unwrap())
+        .collect()
+}
+
+/// The IDs of the `message` events in a queue.
+async fn delivered(app: &TestApp, who: &Account, queue: &str) -> BTreeSet<i64> {
+    app.events_of(who, queue, &["message"])
+        .await
+        .iter()
+        .map(|e| e["message"]["id"].as_i64().unwrap())
+        .collect()
+}
+
+async fn set_subscribed(app: &TestApp, who: &Account, channel: &str, subscribed: bool) {
+    let request = if subscribed {
+        app.post("/users/me/subscriptions")
+            .json_param("subscriptions", &json!([{ "name": channel }]))
+    } else {
+        app.delete("/users/me/subscriptions")
+            .json_param("subscriptions", &json!([channel]))
+    };
+    request
+        .as_user(&app.owner)
+        .json_param("principals", &json!([who.user_id.0]))
+        .send()
+        .await
+        .success();
+}
+
+busy_backend_test! {
+    async fn sends_racing_subscription_changes_reach_exactly_the_subscribers_at_commit(app) {
+        let sender = app.create_user("sender@parley.test", "Sender", Role::Member).await;
+        let mut readers = Vec::new();
+        for i in 0..4 {
+            let email = format!("reader{i}@parley.test");
+            readers.push(app.create_user(&email, &format!("Reader {i}"), Role::Member).await);
+        }
+        // Private, history not shared: a reader sees exactly the messages sent while subscribed.
+        app.create_channel(&app.owner, "race", &[&sender], &[
+            ("invite_only", json!(true)),
+            ("history_public_to_subscribers", json!(false)),
+        ]).await;
+        let mut queues = Vec::new();
+        for reader in &readers {
+            let registered = app.register(reader, &[("event_types", json!(["message"]))]).await;
+            queues.push(registered["queue_id"].as_str().unwrap().to_owned());
+        }
+        let sends = async {
+            let mut ids = Vec::new();
+            for n in 0..60 {
+                let texts: Vec<String> = (0..3).map(|k| format!("m {n} {k}")).collect();
+                let sends: Vec<_> = texts
+                    .iter()
+                    .map(|text| app.send_to_channel(&sender, "race", "t", text))
+                    .collect();
+                ids.extend(futures_util::future::join_all(sends).await);
+            }
+            ids
+        };
+        let changes = async {
+            for round in 0..30 {
+                let changes: Vec<_> = readers
+                    .iter()
+                    .enumerate()
+                    .map(|(i, reader)| set_subscribed(&app, reader, "race", (round + i) % 2 == 0))
+                    .collect();
+                futures_util::future::join_all(changes).await;
+            }
+        };
+        let (ids, ()) = futures_util::join!(sends, changes);
+        assert_eq!(ids.len(), 180);
+        for (reader, queue) in readers.iter().zip(&queues) {
+            let by_event = delivered(&app, reader, queue).await;
+            let in_history = received(&app, reader, "race").await;
+            assert_eq!(by_event, in_history, "{}: events and history differ", reader.email);
+        }
+        if app.ctx.db.writes_in_turn() {
+            // The race this test is about happened (else it proves nothing here).
+            let again = app.ctx.events.realm_cache().sends_prepared_again();
+            assert!(again > 0, "no send was prepared again");
+        }
+    }
+}
