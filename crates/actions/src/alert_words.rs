@@ -66,16 +66,26 @@ pub(crate) fn flag_alerted(
         return Ok(());
     }
     let words = alert_words::of_users(conn, &others)?;
+    flag_alerted_by(content, sender, rows, &words);
+    Ok(())
+}
+
+/// [`flag_alerted`] with the recipients' words already read (others' words are ignored).
+pub(crate) fn flag_alerted_by(
+    content: &str,
+    sender: UserId,
+    rows: &mut [(UserId, i64)],
+    words: &[(UserId, String)],
+) {
     if words.is_empty() {
-        return Ok(());
+        return;
     }
-    let alerted = people_alerted(content, &words, sender);
+    let alerted = people_alerted(content, words, sender);
     for (user, bits) in rows.iter_mut() {
         if alerted.contains(user) {
             *bits |= flags::HAS_ALERT_WORD;
         }
     }
-    Ok(())
 }
 
 /// After a content edit: sets `has_alert_word` on exactly the recipients (never the sender)

@@ -52,6 +52,7 @@ pub(crate) fn post(
 ) -> ActionResult<MessageId> {
     let bot = notification_bot(conn)?;
     let rendered = rendering::render_message(conn, &ctx.realm.url, ctx.camo.as_ref(), content);
+    parley_storage::spans::hold_for_send(conn)?;
     let rows: Vec<(UserId, i64)> = subscriptions::active_recipients(conn, channel.id)?
         .into_iter()
         .map(|user| {

@@ -21,6 +21,12 @@ impl Success {
         Success(Map::new())
     }
 
+    /// A success whose data are these fields, taken as they are (a large snapshot is not
+    /// copied through serialization again).
+    pub fn from_map(data: Map<String, Value>) -> Self {
+        Success(data)
+    }
+
     /// A success whose data are the fields of `data`, which must serialize to an object.
     pub fn from_fields(data: impl Serialize) -> Self {
         match serde_json::to_value(data) {

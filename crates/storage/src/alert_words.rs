@@ -5,7 +5,7 @@ use crate::error::StorageError;
 use crate::schema::alert_words;
 use diesel::prelude::*;
 use parley_domain::message::flags;
-use parley_domain::{MessageId, UserId};
+use parley_domain::{ChannelId, MessageId, UserId};
 
 /// Recipients per query when loading many people's words (below every backend's bind limit).
 const USERS_PER_QUERY: usize = 5000;
@@ -34,6 +34,25 @@ pub fn of_users(
         out.extend(rows.into_iter().map(|(user, word)| (UserId(user), word)));
     }
     Ok(out)
+}
+
+/// The words of the users with an open span of the channel (the recipients of a message sent
+/// there now), in one statement whose cost follows the words, not the channel's size.
+pub fn of_channel_recipients(
+    conn: &mut DbConn,
+    channel: ChannelId,
+) -> Result<Vec<(UserId, String)>, StorageError> {
+    use crate::schema::subscription_spans as spans;
+    let rows: Vec<(i64, String)> = alert_words::table
+        .inner_join(spans::table.on(spans::user_id.eq(alert_words::user_id)))
+        .filter(spans::channel_id.eq(channel.0))
+        .filter(spans::end_message_id.is_null())
+        .select((alert_words::user_id, alert_words::word))
+        .load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|(user, word)| (UserId(user), word))
+        .collect())
 }
 
 /// Adds words that the person does not have yet (compared case-insensitively); the caller

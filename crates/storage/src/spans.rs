@@ -11,6 +11,33 @@ use diesel::prelude::*;
 use parley_domain::{ChannelId, UserId};
 use std::collections::HashSet;
 
+/// The PostgreSQL advisory lock that orders sends and span changes (an arbitrary constant).
+const SPANS_LOCK: i64 = 0x0073_7061_6e73;
+
+/// Holds off span changes until this transaction ends; a send takes it before reading its
+/// recipients. On PostgreSQL transactions run side by side under `READ COMMITTED`: without it a
+/// send could read the subscribers before a subscription commits and take a message ID above
+/// the span that subscription opened at [`next_message_id`], so the new subscriber would hold
+/// the message without having been told of it (or the reverse for an unsubscription). Shared:
+/// sends do not wait for each other. On SQLite writes take turns, so nothing is needed.
+pub fn hold_for_send(conn: &mut DbConn) -> Result<(), StorageError> {
+    advisory_lock(conn, "pg_advisory_xact_lock_shared")
+}
+
+/// Waits for the sends in progress and holds new ones off until this transaction ends: taken
+/// by every span change before it reads [`next_message_id`] (see [`hold_for_send`]). One lock for
+/// all channels, so that two changes of several channels cannot wait for each other.
+fn hold_for_change(conn: &mut DbConn) -> Result<(), StorageError> {
+    advisory_lock(conn, "pg_advisory_xact_lock")
+}
+
+fn advisory_lock(conn: &mut DbConn, function: &str) -> Result<(), StorageError> {
+    if let DbConn::Pg(pg) = conn {
+        diesel::sql_query(format!("SELECT {function}({SPANS_LOCK})")).execute(pg)?;
+    }
+    Ok(())
+}
+
 /// The ID the next message will have at the least: a span opened here covers every later
 /// message and none that exists; one closed here covers every message that exists.
 pub fn next_message_id(conn: &mut DbConn) -> Result<i64, StorageError> {
@@ -45,6 +72,10 @@ pub fn sync(conn: &mut DbConn, user: UserId, channel: ChannelId) -> Result<(), S
         .select(spans::first_message_id)
         .first(conn)
         .optional()?;
+    if want == open.is_some() {
+        return Ok(());
+    }
+    hold_for_change(conn)?;
     let next = next_message_id(conn)?;
     match (want, open) {
         (true, None) => {

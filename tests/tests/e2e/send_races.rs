@@ -1,7 +1,9 @@
-//! Sends racing the changes that decide their recipients. On SQLite a send reads its channel,
-//! recipients and flags before its writing turn (`messages_send::prepare`) and is read again in
-//! the turn when such a change was recorded in between: every message must still reach, by
-//! event and in its readers' history alike, exactly the users subscribed when it committed.
+//! Sends racing the changes that decide their recipients: every message must reach, by event
+//! and in its readers' history alike, exactly the users subscribed when it committed. On SQLite
+//! a send reads its channel, recipients and flags before its writing turn
+//! (`messages_send::prepare`) and reads them again in the turn when such a change was recorded
+//! in between; on PostgreSQL sends and span changes are ordered by an advisory lock
+//! (`spans::hold_for_send`). The test fails on each backend without its mechanism.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -19,7 +19,7 @@ use parley_domain::narrow::UserOperand;
 use parley_domain::user::User;
 use parley_domain::{ChannelId, ErrorCode, RequestError, UserId};
 use parley_markdown::Rendered;
-use parley_storage::{spans, subscriptions, users, DbConn};
+use parley_storage::{alert_words, spans, users, DbConn};
 use std::collections::{BTreeSet, HashSet};
 
 use super::{Destination, SendMessage};
@@ -86,7 +86,15 @@ pub(super) fn prepare(
             let (channel, topic) = check_channel_send(conn, &policy, sender, request)?;
             let rendered = render(conn, rendered);
             let mentioned = mentioned_users(conn, &policy, sender, &rendered)?;
-            let recipients = subscriptions::active_recipients(conn, channel.id)?;
+            if mark.is_none() {
+                // In the transaction: span changes wait until it ends (PostgreSQL).
+                spans::hold_for_send(conn)?;
+            }
+            // The send's recipient rule (active subscribers who are active users) is what the
+            // open spans hold (`storage::spans`).
+            let spanned = spans::open_users(conn, channel.id)?;
+            let mut recipients: Vec<UserId> = spanned.iter().copied().collect();
+            recipients.sort_unstable();
             if rendered.stream_wildcard {
                 check_wildcard(
                     &policy,
@@ -101,13 +109,15 @@ pub(super) fn prepare(
             if !rows.iter().any(|(user, _)| *user == sender.id) {
                 rows.push((sender.id, sender_bits));
             }
+            let words = alert_words::of_channel_recipients(conn, channel.id)?;
+            crate::alert_words::flag_alerted_by(content, sender.id, &mut rows, &words);
             let mentioned_ids: Vec<UserId> = rows
                 .iter()
                 .filter(|(_, bits)| bits & flags::MENTIONED != 0)
                 .map(|(user, _)| *user)
                 .collect();
             let target = Target::Channel {
-                spanned: spans::open_users(conn, channel.id)?,
+                spanned,
                 mentioned: users::by_ids(conn, &mentioned_ids)?,
                 channel: Box::new(channel),
                 topic,
@@ -131,10 +141,10 @@ pub(super) fn prepare(
             for (_, bits) in rows.iter_mut() {
                 *bits |= flags::IS_PRIVATE;
             }
+            crate::alert_words::flag_alerted(conn, content, sender.id, &mut rows)?;
             (rendered, rows, Target::Direct { key, participants })
         }
     };
-    crate::alert_words::flag_alerted(conn, content, sender.id, &mut rows)?;
     crate::muted_users::mark_read_for_muters(conn, sender.id, &mut rows)?;
     Ok(Prepared {
         mark,
