@@ -8,14 +8,12 @@ use crate::notify::topics::{muted_topics_changed, user_topic_changed};
 use crate::policy;
 use crate::publish::Events;
 use crate::time::now;
-use crate::user_settings::effective_settings;
 use parley_domain::message::normalize_topic;
 use parley_domain::user::User;
 use parley_domain::user_topic::{self, SendContext, VisibilityPolicy};
 use parley_domain::{ChannelId, RequestError, UserId};
 use parley_storage::{channels, subscriptions, user_topics, DbConn};
 use parley_wire::personal::{MutedTopic, UserTopic as WireUserTopic};
-use serde_json::Value;
 use std::collections::HashMap;
 
 /// Stores a policy and records its events: `user_topic`, and `muted_topics` when muting is
@@ -99,8 +97,8 @@ pub(crate) fn apply_after_send(
 ) -> ActionResult<Option<i64>> {
     let mut sender_change = None;
     if !sender.is_bot() {
-        let settings = effective_settings(conn, sender)?;
-        let int = |name: &str| settings.get(name).and_then(Value::as_i64).unwrap_or(4);
+        let settings = crate::user_settings::Settings::load(conn, [sender])?;
+        let int = |name: &str| settings.int(sender.id, name).unwrap_or(4);
         let muted = subscriptions::get(conn, sender.id, channel)?
             .is_some_and(|s| s.active && s.settings.is_muted);
         let old = current(conn, sender.id, channel, topic)?;
@@ -120,12 +118,8 @@ pub(crate) fn apply_after_send(
         .iter()
         .filter(|p| p.id != sender.id && !p.is_bot())
     {
-        let settings = effective_settings(conn, person)?;
-        let wants = settings
-            .get("automatically_follow_topics_where_mentioned")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
-        if !wants {
+        let settings = crate::user_settings::Settings::load(conn, [person])?;
+        if !settings.flag(person.id, "automatically_follow_topics_where_mentioned") {
             continue;
         }
         let old = current(conn, person.id, channel, topic)?;

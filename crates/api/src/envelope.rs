@@ -11,27 +11,28 @@ use serde_json::{Map, Value};
 #[derive(Debug, Clone, Default)]
 pub struct IgnoredParameters(pub Vec<String>);
 
-/// A successful response's data fields.
+/// A successful response's data fields: JSON values, and parts already written as JSON text
+/// (a register snapshot's large parts), which are copied into the body as they are.
 #[derive(Debug, Default)]
-pub struct Success(Map<String, Value>);
+pub struct Success(Map<String, Value>, Vec<(String, String)>);
 
 impl Success {
     /// A success with no data.
     pub fn empty() -> Self {
-        Success(Map::new())
+        Success::default()
     }
 
-    /// A success whose data are these fields, taken as they are (a large snapshot is not
-    /// copied through serialization again).
-    pub fn from_map(data: Map<String, Value>) -> Self {
-        Success(data)
+    /// A success whose data are a register snapshot's parts, taken as they are.
+    pub fn from_snapshot(snapshot: parley_actions::register::Snapshot) -> Self {
+        let (fields, written) = snapshot.into_parts();
+        Success(fields, written)
     }
 
     /// A success whose data are the fields of `data`, which must serialize to an object.
     pub fn from_fields(data: impl Serialize) -> Self {
         match serde_json::to_value(data) {
-            Ok(Value::Object(map)) => Success(map),
-            _ => Success(Map::new()),
+            Ok(Value::Object(map)) => Success(map, Vec::new()),
+            _ => Success::default(),
         }
     }
 
@@ -44,15 +45,28 @@ impl Success {
         self
     }
 
-    /// The envelope for a request that ignored these parameters.
-    pub fn into_body(self, ignored: &[String]) -> Value {
-        let mut body = self.0;
+    /// The envelope for a request that ignored these parameters, as JSON text: the values
+    /// written, then the parts written already.
+    pub fn into_body(self, ignored: &[String]) -> Vec<u8> {
+        let Success(mut body, written) = self;
         body.insert("result".into(), "success".into());
         body.insert("msg".into(), "".into());
         if !ignored.is_empty() {
             body.insert("ignored_parameters_unsupported".into(), ignored.into());
         }
-        Value::Object(body)
+        let mut text = serde_json::to_vec(&body).unwrap_or_else(|_| b"{}".to_vec());
+        if written.is_empty() {
+            return text;
+        }
+        text.pop(); // the closing brace; `result` and `msg` are always before it
+        for (key, part) in written {
+            text.push(b',');
+            text.extend(serde_json::to_vec(&key).unwrap_or_default());
+            text.push(b':');
+            text.extend(part.into_bytes());
+        }
+        text.push(b'}');
+        text
     }
 }
 
@@ -65,7 +79,9 @@ impl Responder for Success {
             .get::<IgnoredParameters>()
             .map(|i| i.0.clone())
             .unwrap_or_default();
-        HttpResponse::Ok().json(self.into_body(&ignored))
+        HttpResponse::Ok()
+            .content_type(actix_web::http::header::ContentType::json())
+            .body(self.into_body(&ignored))
     }
 }
 
@@ -74,14 +90,34 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn parsed(body: Vec<u8>) -> Value {
+        serde_json::from_slice(&body).unwrap()
+    }
+
     #[test]
     fn envelope_merges_data_and_ignored_parameters() {
         let body = Success::empty().with("id", 7).into_body(&["foo".into()]);
         assert_eq!(
-            body,
+            parsed(body),
             json!({"result": "success", "msg": "", "id": 7, "ignored_parameters_unsupported": ["foo"]})
         );
         let body = Success::from_fields(json!({"a": 1})).into_body(&[]);
-        assert_eq!(body, json!({"result": "success", "msg": "", "a": 1}));
+        assert_eq!(
+            parsed(body),
+            json!({"result": "success", "msg": "", "a": 1})
+        );
+    }
+
+    #[test]
+    fn envelope_copies_parts_written_already() {
+        let success = Success(
+            Map::from_iter([("a".to_owned(), json!(1))]),
+            vec![("users".to_owned(), r#"[{"id":1,"name":"a\"b"}]"#.to_owned())],
+        );
+        assert_eq!(
+            parsed(success.into_body(&["x".into()])),
+            json!({"result": "success", "msg": "", "a": 1, "users": [{"id": 1, "name": "a\"b"}],
+                   "ignored_parameters_unsupported": ["x"]})
+        );
     }
 }

@@ -148,6 +148,9 @@ fn by_kind(conn: &mut DbConn, system: bool) -> Result<Vec<User>, StorageError> {
 
 /// The users with these IDs that exist, in ID order.
 pub fn by_ids(conn: &mut DbConn, ids: &[UserId]) -> Result<Vec<User>, StorageError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
     let raw: Vec<i64> = ids.iter().map(|id| id.0).collect();
     Ok(users::table
         .filter(users::id.eq_any(raw))

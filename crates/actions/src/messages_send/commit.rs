@@ -86,7 +86,10 @@ pub(super) fn commit(
             };
             let rows = &rows;
             let id = messages::insert_spanned(conn, &new, rows, spanned)?;
-            channels::set_first_message(conn, channel.id, id.0)?;
+            if channel.first_message_id.is_none() {
+                // Once set it never changes: only a channel's first send writes it.
+                channels::set_first_message(conn, channel.id, id.0)?;
+            }
             crate::uploads::claim_attachments(conn, events, sender, &ctx.realm.url, id, content)?;
             let audience = MessageAudience {
                 rows,

@@ -1,7 +1,7 @@
 //! The channel part of a snapshot: the caller's subscriptions, the channels they left or never
 //! joined, every channel they may see, and the default channels.
 
-use super::input::{put, IncludeSubscribers, SnapshotInput, Wanted};
+use super::input::{put, IncludeSubscribers, Snapshot, SnapshotInput, Wanted};
 use crate::error::ActionResult;
 use crate::notify::channels::inherited_notifications;
 use parley_domain::access::can_access_channel_metadata;
@@ -11,7 +11,6 @@ use parley_storage::subscriptions::Subscription;
 use parley_storage::{channels, subscriptions, DbConn};
 use parley_wire as wire;
 use parley_wire::channel::{ChannelWithSubscribers, Subscribers, Subscription as WireSubscription};
-use serde_json::{Map, Value};
 use std::collections::HashMap;
 
 /// Channels with at most this many subscribers always get full lists under `partial`.
@@ -23,7 +22,7 @@ pub(super) fn fill(
     input: &SnapshotInput<'_>,
     wanted: &Wanted,
     conn: &mut DbConn,
-    out: &mut Map<String, Value>,
+    out: &mut Snapshot,
 ) -> ActionResult<()> {
     let wants_subs = wanted.wants("subscription");
     let wants_streams = wanted.wants("stream");

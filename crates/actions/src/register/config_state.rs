@@ -2,18 +2,17 @@
 //! clients without `linkifier_url_template`, who could not read the templates),
 //! `realm_playgrounds` and `realm_emoji`, each when asked for.
 
-use super::input::{put, RegisterRequest, Wanted};
+use super::input::{put, RegisterRequest, Snapshot, Wanted};
 use crate::error::ActionResult;
 use crate::present;
 use parley_storage::DbConn;
-use serde_json::{Map, Value};
 
 /// Fills each part that is wanted.
 pub(super) fn fill(
     conn: &mut DbConn,
     wanted: &Wanted,
     request: &RegisterRequest,
-    out: &mut Map<String, Value>,
+    out: &mut Snapshot,
 ) -> ActionResult<()> {
     if wanted.wants("realm_linkifiers") {
         let list = if request.client_capabilities.linkifier_url_template {

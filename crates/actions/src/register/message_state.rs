@@ -1,14 +1,13 @@
 //! The message part of a snapshot: the newest message ID, unread messages, starred messages and
 //! recent direct-message conversations.
 
-use super::input::{put, SnapshotInput, Wanted};
+use super::input::{put, Snapshot, SnapshotInput, Wanted};
 use crate::error::ActionResult;
 use parley_domain::message::{dm_participants, flags};
 use parley_storage::{messages, summaries, DbConn};
 use parley_wire::personal::{
     RecentConversation, UnreadDirect, UnreadGroup, UnreadMessages, UnreadTopic,
 };
-use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 /// At most this many unread messages are listed (the reference's limit); `old_unreads_missing`
@@ -23,7 +22,7 @@ pub(super) fn fill(
     input: &SnapshotInput<'_>,
     wanted: &Wanted,
     conn: &mut DbConn,
-    out: &mut Map<String, Value>,
+    out: &mut Snapshot,
 ) -> ActionResult<()> {
     let me = input.user.id;
     if wanted.wants("message") {

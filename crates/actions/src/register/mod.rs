@@ -15,6 +15,7 @@ mod presence_state;
 mod realm_state;
 mod settings_state;
 
+pub use input::Snapshot;
 use input::{put, SnapshotInput, Wanted};
 pub use input::{IncludeSubscribers, RegisterRequest};
 
@@ -121,7 +122,7 @@ pub async fn do_register(
     ctx: &Context,
     user: User,
     request: RegisterRequest,
-) -> ActionResult<Map<String, Value>> {
+) -> ActionResult<Snapshot> {
     let request = with_bot_defaults(ctx, &user, request).await?;
     let options = queue_options(&user, &request)?;
     if let Some(log) = ctx.events.log() {
@@ -169,7 +170,7 @@ pub async fn do_register_spectator(
     ctx: &Context,
     client_gravatar: Option<bool>,
     request: RegisterRequest,
-) -> ActionResult<Map<String, Value>> {
+) -> ActionResult<Snapshot> {
     if client_gravatar == Some(true) {
         return Err(RequestError::invalid_param(
             "client_gravatar",
@@ -201,7 +202,7 @@ pub async fn do_register_spectator(
         let wanted = Wanted(kinds.map(|list| list.iter().cloned().collect()));
         let policy = policy::load(conn)?;
         let stored_realm = realms::permissions(conn)?;
-        let mut out = Map::new();
+        let mut out = Snapshot::default();
         realm_state::versions(&mut out);
         if wanted.wants("realm") {
             realm_state::realm_fields(&ctx2, &policy, &stored_realm, conn, &realm, &mut out)?;
@@ -251,7 +252,7 @@ pub(crate) fn fetch_snapshot(
     conn: &mut parley_storage::DbConn,
     user: &User,
     request: &RegisterRequest,
-) -> ActionResult<Map<String, Value>> {
+) -> ActionResult<Snapshot> {
     let kinds = request
         .fetch_event_types
         .as_ref()
@@ -265,7 +266,7 @@ pub(crate) fn fetch_snapshot(
         request,
         policy: &policy,
     };
-    let mut out = Map::new();
+    let mut out = Snapshot::default();
     realm_state::versions(&mut out);
     let realm = realms::get(conn)?.ok_or_else(|| ActionError::Internal("no realm".into()))?;
     if wanted.wants("realm") {
@@ -294,7 +295,7 @@ pub(crate) fn fetch_snapshot(
 
 /// Parts whose features arrive with later work: present with their empty values so that
 /// clients reading them find the shapes they expect.
-fn empty_collections(wanted: &Wanted, out: &mut Map<String, Value>) {
+fn empty_collections(wanted: &Wanted, out: &mut Snapshot) {
     let empty_list = || Value::Array(Vec::new());
     let empty_map = || Value::Object(Map::new());
     type Part = (&'static str, &'static str, fn() -> Value);

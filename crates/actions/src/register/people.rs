@@ -1,7 +1,7 @@
 //! The people part of a snapshot: users, the caller's own account, groups, bots and profile
 //! fields.
 
-use super::input::{put, SnapshotInput, Wanted};
+use super::input::{put, Snapshot, SnapshotInput, Wanted};
 use crate::error::ActionResult;
 use crate::present;
 use crate::present::users::records;
@@ -10,7 +10,7 @@ use parley_domain::Role;
 use parley_storage::{users, DbConn};
 use parley_wire as wire;
 use parley_wire::user::{CrossRealmBot, UserOptions};
-use serde_json::{json, Map, Value};
+use serde_json::json;
 
 /// Fills `realm_users` and the caller's own fields (`realm_user`), `realm_user_groups` and
 /// `custom_profile_fields`.
@@ -18,7 +18,7 @@ pub(super) fn fill(
     input: &SnapshotInput<'_>,
     wanted: &Wanted,
     conn: &mut DbConn,
-    out: &mut Map<String, Value>,
+    out: &mut Snapshot,
 ) -> ActionResult<()> {
     let everyone = users::all(conn)?;
     if wanted.wants("realm_user") {
@@ -54,7 +54,7 @@ fn realm_users(
     input: &SnapshotInput<'_>,
     conn: &mut DbConn,
     everyone: &[User],
-    out: &mut Map<String, Value>,
+    out: &mut Snapshot,
 ) -> ActionResult<()> {
     let me = input.user;
     let options = UserOptions {

@@ -1,7 +1,7 @@
 //! The personal-preferences part of a snapshot: `user_status` (everyone's statuses),
 //! `alert_words` and `muted_users` (the caller's own).
 
-use super::input::{put, SnapshotInput, Wanted};
+use super::input::{put, Snapshot, SnapshotInput, Wanted};
 use crate::error::ActionResult;
 use parley_storage::DbConn;
 use serde_json::{Map, Value};
@@ -11,7 +11,7 @@ pub(super) fn fill(
     input: &SnapshotInput<'_>,
     wanted: &Wanted,
     conn: &mut DbConn,
-    out: &mut Map<String, Value>,
+    out: &mut Snapshot,
 ) -> ActionResult<()> {
     if wanted.wants("user_status") {
         out.insert("user_status".into(), crate::user_status::snapshot(conn)?);
@@ -31,7 +31,7 @@ pub(super) fn fill(
 }
 
 /// The same parts for a spectator, who has no preferences and sees no statuses.
-pub(super) fn fill_spectator(wanted: &Wanted, out: &mut Map<String, Value>) {
+pub(super) fn fill_spectator(wanted: &Wanted, out: &mut Snapshot) {
     if wanted.wants("user_status") {
         out.insert("user_status".into(), Value::Object(Map::new()));
     }

@@ -2,10 +2,10 @@
 //! scheduled messages and reminders.
 //! Spectators have none of these, so they get empty lists.
 
-use super::input::{put, SnapshotInput, Wanted};
+use super::input::{put, Snapshot, SnapshotInput, Wanted};
 use crate::error::ActionResult;
 use parley_storage::DbConn;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Whether `navigation_views` is wanted; its events are of type `navigation_view`, so either
 /// name asks for it.
@@ -19,7 +19,7 @@ pub(super) fn fill(
     input: &SnapshotInput<'_>,
     wanted: &Wanted,
     conn: &mut DbConn,
-    out: &mut Map<String, Value>,
+    out: &mut Snapshot,
 ) -> ActionResult<()> {
     if wanted.wants("drafts") {
         put(out, "drafts", crate::drafts::snapshot(conn, input.user)?);
@@ -56,7 +56,7 @@ pub(super) fn fill(
 }
 
 /// The same parts for a spectator: empty lists.
-pub(super) fn fill_spectator(wanted: &Wanted, out: &mut Map<String, Value>) {
+pub(super) fn fill_spectator(wanted: &Wanted, out: &mut Snapshot) {
     if wanted.wants("drafts") {
         out.insert("drafts".into(), Value::Array(Vec::new()));
     }

@@ -1,11 +1,11 @@
 //! The presence part of a snapshot: `presences`, `server_timestamp` and
 //! `presence_last_update_id`.
 
-use super::input::{SnapshotInput, Wanted};
+use super::input::{Snapshot, SnapshotInput, Wanted};
 use crate::error::ActionResult;
 use crate::presence::{presences, PresenceQuery};
 use parley_storage::DbConn;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Fills the presence fields when `presence` is wanted: modern format (keyed by user ID) when
 /// the client asked for `slim_presence` or declared `simplified_presence_events`, legacy (keyed
@@ -14,7 +14,7 @@ pub(super) fn fill(
     input: &SnapshotInput<'_>,
     wanted: &Wanted,
     conn: &mut DbConn,
-    out: &mut Map<String, Value>,
+    out: &mut Snapshot,
 ) -> ActionResult<()> {
     if !wanted.wants("presence") {
         return Ok(());

@@ -1,5 +1,6 @@
 //! The organization and server part of a snapshot: versions, limits and `realm_*` settings.
 
+use super::input::Snapshot;
 use crate::context::Context;
 use crate::error::ActionResult;
 use crate::policy::Policy;
@@ -16,7 +17,7 @@ const MAX_STREAM_NAME_LENGTH: i64 = 60;
 const MAX_STREAM_DESCRIPTION_LENGTH: i64 = 1024;
 
 /// Always present: which server this is.
-pub(super) fn versions(out: &mut Map<String, Value>) {
+pub(super) fn versions(out: &mut Snapshot) {
     out.insert("zulip_version".into(), version::service_version().into());
     out.insert("zulip_feature_level".into(), version::FEATURE_LEVEL.into());
     out.insert(
@@ -41,7 +42,7 @@ pub(super) fn realm_fields(
     stored_realm: &HashMap<String, String>,
     conn: &mut DbConn,
     realm: &Realm,
-    out: &mut Map<String, Value>,
+    out: &mut Snapshot,
 ) -> ActionResult<()> {
     let policy: &RealmPolicy = &policy.realm;
     let url = &ctx.realm.url;

@@ -1,7 +1,7 @@
 //! The settings part of a snapshot: `user_settings`, the legacy top-level copies for clients
 //! without `user_settings_object`, and the organization's defaults for new users.
 
-use super::input::{SnapshotInput, Wanted};
+use super::input::{Snapshot, SnapshotInput, Wanted};
 use crate::error::ActionResult;
 use crate::user_settings::effective_settings;
 use parley_domain::settings::{LegacyGroup, NOTIFICATION_SOUNDS, SETTINGS};
@@ -13,7 +13,7 @@ pub(super) fn fill(
     input: &SnapshotInput<'_>,
     wanted: &Wanted,
     conn: &mut DbConn,
-    out: &mut Map<String, Value>,
+    out: &mut Snapshot,
 ) -> ActionResult<()> {
     let settings = effective_settings(conn, input.user)?;
     let extras = |map: &mut Map<String, Value>| {
@@ -42,7 +42,11 @@ pub(super) fn fill(
                 }
             }
             if group == LegacyGroup::Display {
-                extras(out);
+                let mut legacy = Map::new();
+                extras(&mut legacy);
+                for (key, value) in legacy {
+                    out.insert(key, value);
+                }
             }
         }
     }

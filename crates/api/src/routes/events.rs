@@ -142,7 +142,7 @@ pub async fn register(
         Some(me) => register::do_register(&ctx, me, p).await?,
         None => register::do_register_spectator(&ctx, client_gravatar, p).await?,
     };
-    Ok(Success::from_map(snapshot))
+    Ok(Success::from_snapshot(snapshot))
 }
 
 /// `GET /events`.
