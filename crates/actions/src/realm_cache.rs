@@ -47,7 +47,7 @@ const INVALIDATING: &[&str] = &[
 
 /// Event types whose recording means that what a send read before its writing turn may have
 /// changed (the channel, its subscribers, users, groups, the policy, alert words, mutes, a
-/// bot's default channel): see [`inputs_mark`].
+/// bot's default channel, the sender's settings): see [`inputs_mark`].
 const SEND_INPUTS: &[&str] = &[
     "realm",
     "realm_user",
@@ -57,6 +57,7 @@ const SEND_INPUTS: &[&str] = &[
     "subscription",
     "alert_words",
     "muted_users",
+    "user_settings",
     "realm_user_settings_defaults",
 ];
 

@@ -83,9 +83,38 @@ pub async fn do_set_user_topic(
     .await
 }
 
-/// After a channel message is stored: the sender's automatic follow/unmute policies and, for
-/// mentioned people, following topics where they are mentioned. Returns the sender's new policy
-/// when it changed (`automatic_new_visibility_policy`).
+/// What decides the sender's automatic topic policy after a send: their two settings and
+/// whether they muted the channel. Read before the send's writing turn (`messages_send`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SenderTopicRules {
+    follow_policy: i64,
+    unmute_policy: i64,
+    channel_muted: bool,
+}
+
+/// The sender's [`SenderTopicRules`] for a channel; None for bots, which have none.
+pub(crate) fn sender_topic_rules(
+    conn: &mut DbConn,
+    sender: &User,
+    channel: ChannelId,
+) -> ActionResult<Option<SenderTopicRules>> {
+    if sender.is_bot() {
+        return Ok(None);
+    }
+    let settings = crate::user_settings::Settings::load(conn, [sender])?;
+    let int = |name: &str| settings.int(sender.id, name).unwrap_or(4);
+    Ok(Some(SenderTopicRules {
+        follow_policy: int("automatically_follow_topics_policy"),
+        unmute_policy: int("automatically_unmute_topics_in_muted_streams_policy"),
+        channel_muted: subscriptions::get(conn, sender.id, channel)?
+            .is_some_and(|s| s.active && s.settings.is_muted),
+    }))
+}
+
+/// After a channel message is stored: the sender's automatic follow/unmute policies (by
+/// `rules`) and, for mentioned people, following topics where they are mentioned. Returns the
+/// sender's new policy when it changed (`automatic_new_visibility_policy`).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn apply_after_send(
     conn: &mut DbConn,
     events: &mut Events,
@@ -93,20 +122,17 @@ pub(crate) fn apply_after_send(
     channel: ChannelId,
     topic: &str,
     starts_topic: bool,
+    rules: Option<SenderTopicRules>,
     mentioned: &[User],
 ) -> ActionResult<Option<i64>> {
     let mut sender_change = None;
-    if !sender.is_bot() {
-        let settings = crate::user_settings::Settings::load(conn, [sender])?;
-        let int = |name: &str| settings.int(sender.id, name).unwrap_or(4);
-        let muted = subscriptions::get(conn, sender.id, channel)?
-            .is_some_and(|s| s.active && s.settings.is_muted);
+    if let Some(rules) = rules {
         let old = current(conn, sender.id, channel, topic)?;
         let decision = user_topic::after_send(SendContext {
-            follow_policy: int("automatically_follow_topics_policy"),
-            unmute_policy: int("automatically_unmute_topics_in_muted_streams_policy"),
+            follow_policy: rules.follow_policy,
+            unmute_policy: rules.unmute_policy,
             starts_topic,
-            channel_muted: muted,
+            channel_muted: rules.channel_muted,
             current: old,
         });
         if let Some(new) = decision {

@@ -245,4 +245,25 @@ mod tests {
         );
         assert_eq!(SqliteSynchronous::parse("off"), None);
     }
+
+    #[derive(QueryableByName)]
+    struct CompileOption {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        compile_options: String,
+    }
+
+    /// `.cargo/config.toml` builds SQLite without STAT4: with it, statements are prepared again
+    /// whenever their bindings change once ANALYZE has run.
+    #[test]
+    fn sqlite_is_built_without_stat4() {
+        let mut conn = diesel::SqliteConnection::establish(":memory:").unwrap();
+        let options: Vec<String> = diesel::sql_query("PRAGMA compile_options")
+            .load::<CompileOption>(&mut conn)
+            .unwrap()
+            .into_iter()
+            .map(|o| o.compile_options)
+            .collect();
+        assert!(options.iter().any(|o| o == "ENABLE_FTS5"), "{options:?}");
+        assert!(!options.iter().any(|o| o.starts_with("ENABLE_STAT")), "{options:?}");
+    }
 }

@@ -62,6 +62,7 @@ pub(super) fn commit(
             topic,
             spanned,
             mentioned,
+            rules,
         } => {
             let starts_topic = !messages::topic_exists(conn, channel.id, topic)?;
             if rendered.topic_wildcard {
@@ -107,6 +108,7 @@ pub(super) fn commit(
                 channel.id,
                 topic,
                 starts_topic,
+                *rules,
                 mentioned,
             )?;
             Ok(Sent {

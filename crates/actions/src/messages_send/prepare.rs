@@ -9,6 +9,7 @@ use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
 use crate::policy::{self, Policy};
 use crate::rendering;
+use crate::user_topics::{sender_topic_rules, SenderTopicRules};
 use parley_domain::access::can_access_channel_content;
 use parley_domain::channel::{Channel, TopicsPolicy};
 use parley_domain::message::{
@@ -50,6 +51,8 @@ pub(super) enum Target {
         spanned: HashSet<UserId>,
         /// The users mentioned, for the topic visibility rules after the send.
         mentioned: Vec<User>,
+        /// The sender's automatic topic policy rules.
+        rules: Option<SenderTopicRules>,
     },
     /// A direct conversation.
     Direct {
@@ -117,6 +120,7 @@ pub(super) fn prepare(
                 .map(|(user, _)| *user)
                 .collect();
             let target = Target::Channel {
+                rules: sender_topic_rules(conn, sender, channel.id)?,
                 spanned,
                 mentioned: users::by_ids(conn, &mentioned_ids)?,
                 channel: Box::new(channel),
