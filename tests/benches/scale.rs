@@ -464,8 +464,11 @@ fn to_spans(conn: &mut DbConn) {
         DbConn::Pg(_) => conn.batch_execute("VACUUM ANALYZE"),
     }
     .unwrap();
-    if std::env::var("BENCH_SQLITE_STAT4").as_deref() == Ok("0") && matches!(conn, DbConn::Sqlite(_)) {
-        conn.batch_execute("DROP TABLE IF EXISTS sqlite_stat4").unwrap();
+    if std::env::var("BENCH_SQLITE_STAT4").as_deref() == Ok("0")
+        && matches!(conn, DbConn::Sqlite(_))
+    {
+        conn.batch_execute("DROP TABLE IF EXISTS sqlite_stat4")
+            .unwrap();
     }
 }
 

@@ -7,7 +7,7 @@ use crate::secrets;
 use parley_domain::email::parse_placeholder_email;
 use parley_domain::user::User;
 use parley_domain::{ErrorCode, RequestError};
-use parley_storage::{realms, users, DbConn, StorageError};
+use parley_storage::{users, DbConn, StorageError};
 
 /// Which of a user's addresses a lookup matched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,9 +53,9 @@ fn user_by_login_email(
 }
 
 pub(crate) fn check_realm_active(conn: &mut DbConn) -> ActionResult<()> {
-    match realms::get(conn)? {
-        Some(realm) if !realm.deactivated => Ok(()),
-        _ => Err(RequestError::new(
+    match crate::realm_cache::realm_deactivated(conn)? {
+        false => Ok(()),
+        true => Err(RequestError::new(
             ErrorCode::RealmDeactivated,
             "This organization is deactivated",
         )

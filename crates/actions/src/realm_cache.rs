@@ -72,6 +72,7 @@ struct State {
     linkifiers: Option<Arc<Vec<Linkifier>>>,
     emoji: Option<Arc<Vec<RealmEmojiRow>>>,
     realm_id: Option<i64>,
+    realm_deactivated: Option<bool>,
     outgoing_bots: Option<OutgoingBots>,
     /// Bumped whenever a transaction records a [`SEND_INPUTS`] event, and again after it ends.
     inputs_generation: u64,
@@ -218,6 +219,21 @@ impl RealmCache {
         )
     }
 
+    fn realm_deactivated(&self, conn: &mut DbConn) -> Result<bool, StorageError> {
+        self.get(
+            |s| s.realm_deactivated,
+            |s, v| s.realm_deactivated = Some(v),
+            || {
+                // Before the organization exists the answer (deactivated) is not kept.
+                let realm = parley_storage::realms::get(conn)?;
+                Ok((
+                    realm.as_ref().is_none_or(|r| r.deactivated),
+                    realm.is_some(),
+                ))
+            },
+        )
+    }
+
     fn outgoing_bots(&self, conn: &mut DbConn) -> Result<OutgoingBots, StorageError> {
         self.get(
             |s| s.outgoing_bots.clone(),
@@ -267,6 +283,7 @@ fn invalidate(state: &mut State) {
     state.linkifiers = None;
     state.emoji = None;
     state.realm_id = None;
+    state.realm_deactivated = None;
     state.outgoing_bots = None;
 }
 
@@ -475,6 +492,17 @@ pub(crate) fn emoji_by_id(
     id: i64,
 ) -> Result<Option<RealmEmojiRow>, StorageError> {
     Ok(emoji(conn)?.iter().find(|e| e.id == id).cloned())
+}
+
+/// Whether the organization is deactivated or does not exist yet (cached in an action's scope;
+/// every API request asks). Nothing in the server deactivates the organization; one deactivated
+/// in the database by hand is refused once the cache is next invalidated or the server restarts,
+/// as for every other cached setting changed outside the server.
+pub(crate) fn realm_deactivated(conn: &mut DbConn) -> Result<bool, StorageError> {
+    match current() {
+        Some(cache) => cache.realm_deactivated(conn),
+        None => Ok(parley_storage::realms::get(conn)?.is_none_or(|r| r.deactivated)),
+    }
 }
 
 /// The organization's ID, 1 before it exists (cached in an action's scope).

@@ -264,6 +264,9 @@ mod tests {
             .map(|o| o.compile_options)
             .collect();
         assert!(options.iter().any(|o| o == "ENABLE_FTS5"), "{options:?}");
-        assert!(!options.iter().any(|o| o.starts_with("ENABLE_STAT")), "{options:?}");
+        assert!(
+            !options.iter().any(|o| o.starts_with("ENABLE_STAT")),
+            "{options:?}"
+        );
     }
 }
