@@ -6,13 +6,15 @@
 //!   one row per transaction with the server's durability, WAL and `synchronous = FULL`;
 //!   PostgreSQL: `pgbench` running a one-row `INSERT`);
 //! - `POST /messages` at 1 and 8 concurrent senders to channels chosen at random (mean about 260
-//!   recipients), as messages a second and as a share of the raw rate;
+//!   recipients), as messages a second and as a share of the raw rate, in-process and over HTTP
+//!   (the application served on a loopback port with the server's workers);
 //! - a send to a 10-member channel beside one to the 1,001-member channel;
 //! - send→event: the time from a send's start until each of 1,000 waiting long-polls returns;
 //! - a full `POST /register` for the user with the largest history, checked for exact unread
 //!   counts;
 //! - a search page for a common word, and `GET /messages` pages;
-//! - the process's resident memory before, during and after the sends.
+//! - the process's resident memory before (once the seeding's freed memory is handed back),
+//!   during and after the sends.
 //!
 //! The server runs in-process (the real application, routing and parameters included, without
 //! sockets), on a database at `BENCH_DIR` (default `target/bench-scale`, kept for inspection) or on
@@ -32,7 +34,7 @@ use parley_domain::UserId;
 use parley_events::{EngineConfig, QueueOptions};
 use parley_storage::testing::Backend;
 use parley_storage::{DatabaseUrl, DbConn, PoolOptions};
-use parley_tests::bench::{context_switches, env_usize, rss_mib, summary};
+use parley_tests::bench::{context_switches, env_usize, release_freed_memory, rss_mib, summary};
 use parley_tests::{lifted_api_limit, Account, TestApp};
 use serde_json::json;
 use std::cell::Cell;
@@ -691,8 +693,11 @@ async fn main() {
     );
 
     // Sends at 1 and 8 concurrent senders, each to a channel chosen at random (a sender is a
-    // member of it).
+    // member of it). RSS from here on is the server's, once the seeding's freed memory is back.
+    let rss_seeded = rss_mib();
+    release_freed_memory();
     let rss_start = rss_mib();
+    println!("RSS: {rss_seeded:.0} MiB after the seeding, {rss_start:.0} MiB once its freed memory is released");
     let peak = Rc::new(Cell::new(rss_start));
     let sampling = Rc::new(Cell::new(true));
     {

@@ -43,6 +43,17 @@ pub fn rss_mib() -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
+/// Hands the heap memory freed so far back to the system (glibc keeps freed pages mapped), so
+/// that RSS measured afterwards is what the process holds now rather than its high-water mark:
+/// the scale benchmark seeds its history in-process, which the server never does.
+pub fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory to the system; it takes no pointers.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// The context switches of every thread of this process so far (voluntary, involuntary), from
 /// `/proc/self/task/*/status`: how often threads went to sleep and were woken, e.g. the blocking
 /// pool's handing of each request to a thread and back. Threads that have exited are not counted.

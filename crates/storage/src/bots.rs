@@ -106,7 +106,7 @@ pub fn get(conn: &mut DbConn, bot: UserId) -> Result<BotSettings, StorageError> 
     Ok(bots::table
         .find(bot.0)
         .select(columns())
-        .first::<Row>(conn)
+        .get_result::<Row>(conn)
         .optional()?
         .map(from_row)
         .unwrap_or(BotSettings {

@@ -156,7 +156,7 @@ pub fn by_id(conn: &mut DbConn, id: ChannelId) -> Result<Option<Channel>, Storag
     Ok(channels::table
         .find(id.0)
         .select(ChannelRow::as_select())
-        .first(conn)
+        .get_result(conn)
         .optional()?
         .map(Channel::from))
 }
@@ -166,7 +166,7 @@ pub fn by_name(conn: &mut DbConn, name: &str) -> Result<Option<Channel>, Storage
     Ok(channels::table
         .filter(channels::name_key.eq(channel_name_key(name)))
         .select(ChannelRow::as_select())
-        .first(conn)
+        .get_result(conn)
         .optional()?
         .map(Channel::from))
 }

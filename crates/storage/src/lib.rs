@@ -1,6 +1,11 @@
 //! Parley's storage: the diesel schema, models and queries, on SQLite (the embedded default) and
 //! PostgreSQL through one connection type. Every function takes `&mut DbConn`, so a caller can
 //! run several in one transaction, and returns `Result`; nothing here knows about HTTP or events.
+//!
+//! A lookup by a unique key reads with `get_result`, not `first`: `first` adds `LIMIT ?`, and
+//! SQLite prepares a statement with a bound `LIMIT` again each time its parameters are bound,
+//! which is every execution through diesel (on the send and authentication paths that was a
+//! fifth of the CPU, `docs/benchmarks.md`).
 
 pub mod alert_words;
 pub mod attachments;

@@ -215,7 +215,7 @@ pub fn dm_group(conn: &mut DbConn, key: &str) -> Result<i64, StorageError> {
     if let Some(id) = dm_groups::table
         .filter(dm_groups::dm_key.eq(key))
         .select(dm_groups::id)
-        .first::<i64>(conn)
+        .get_result::<i64>(conn)
         .optional()?
     {
         return Ok(id);
@@ -788,7 +788,7 @@ pub fn by_id(conn: &mut DbConn, id: MessageId) -> Result<Option<MessageRow>, Sto
     Ok(messages::table
         .find(id.0)
         .select(MessageRow::as_select())
-        .first(conn)
+        .get_result(conn)
         .optional()?)
 }
 

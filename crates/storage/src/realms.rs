@@ -36,7 +36,7 @@ pub fn get(conn: &mut DbConn) -> Result<Option<Realm>, StorageError> {
     Ok(realms::table
         .order(realms::id)
         .select(RealmRow::as_select())
-        .first(conn)
+        .get_result(conn)
         .optional()?
         .map(Realm::from))
 }

@@ -226,7 +226,7 @@ pub fn get(
         .filter(subs::user_id.eq(user.0))
         .filter(subs::channel_id.eq(channel.0))
         .select(columns())
-        .first::<Row>(conn)
+        .get_result::<Row>(conn)
         .optional()?
         .map(from_row))
 }

@@ -114,7 +114,7 @@ pub fn by_id(conn: &mut DbConn, id: UserId) -> Result<Option<User>, StorageError
     Ok(users::table
         .find(id.0)
         .select(UserRow::as_select())
-        .first(conn)
+        .get_result(conn)
         .optional()?
         .map(User::from))
 }
@@ -124,7 +124,7 @@ pub fn by_delivery_email(conn: &mut DbConn, email: &str) -> Result<Option<User>,
     Ok(users::table
         .filter(users::delivery_email.eq(email))
         .select(UserRow::as_select())
-        .first(conn)
+        .get_result(conn)
         .optional()?
         .map(User::from))
 }
@@ -167,7 +167,7 @@ pub fn credentials(conn: &mut DbConn, id: UserId) -> Result<Option<Credentials>,
     Ok(users::table
         .find(id.0)
         .select((users::api_key, users::password_hash))
-        .first::<(String, Option<String>)>(conn)
+        .get_result::<(String, Option<String>)>(conn)
         .optional()?
         .map(|(api_key, password_hash)| Credentials {
             api_key,
@@ -235,7 +235,7 @@ pub fn system_bot(
         .filter(users::delivery_email.eq(email))
         .filter(users::is_system_bot.eq(true))
         .select(users::id)
-        .first::<i64>(conn)
+        .get_result::<i64>(conn)
         .optional()?
     {
         return Ok(UserId(id));
