@@ -13,7 +13,7 @@ use parley_domain::message::flags;
 use parley_domain::user::User;
 use parley_domain::{MessageId, UserId};
 use parley_storage::messages::{self, NewMessage};
-use parley_storage::{channels, subscriptions, users, DbConn};
+use parley_storage::{channels, users, DbConn};
 
 /// The Notification Bot's address, as the reference names it.
 pub const NOTIFICATION_BOT_EMAIL: &str = "notification-bot@zulip.com";
@@ -52,8 +52,7 @@ pub(crate) fn post(
 ) -> ActionResult<MessageId> {
     let bot = notification_bot(conn)?;
     let rendered = rendering::render_message(conn, &ctx.realm.url, ctx.camo.as_ref(), content);
-    parley_storage::spans::hold_for_send(conn)?;
-    let rows: Vec<(UserId, i64)> = subscriptions::active_recipients(conn, channel.id)?
+    let rows: Vec<(UserId, i64)> = parley_storage::spans::recipients_for_send(conn, channel.id)?
         .into_iter()
         .map(|user| {
             let mut bits = if user == read_for { flags::READ } else { 0 };

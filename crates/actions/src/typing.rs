@@ -10,7 +10,6 @@ use crate::notify::{body, to_users};
 use crate::policy;
 use crate::time::now;
 use crate::user_settings::{flag, Settings};
-use parley_domain::access::can_access_channel_content;
 use parley_domain::message::{dm_participants, normalize_topic, EMPTY_TOPIC_DISPLAY_NAME};
 use parley_domain::user::User;
 use parley_domain::{ChannelId, MessageId, RequestError, UserId};
@@ -177,24 +176,7 @@ pub async fn send_typing(ctx: &Context, sender: User, request: TypingRequest) ->
             let policy = policy::load(conn)?;
             let (channel, subscribed) =
                 crate::access::access_channel_by_id(conn, &policy, &sender, channel_id)?;
-            if channel.is_archived
-                || !can_access_channel_content(&sender, &channel, subscribed, &policy.groups)
-            {
-                return Err(RequestError::bad_request(format!(
-                    "Not authorized to send to channel '{}'",
-                    channel.name
-                ))
-                .into());
-            }
-            if !policy
-                .groups
-                .setting_contains(&channel.permissions.can_send_message_group, &sender)
-            {
-                return Err(RequestError::bad_request(
-                    "You do not have permission to post in this channel.",
-                )
-                .into());
-            }
+            crate::messages_send::check_may_post(&policy, &sender, &channel, subscribed)?;
             let audience = channel_receivers(conn, channel.id)?;
             let event = TypingEvent {
                 op: op.as_str(),

@@ -15,13 +15,26 @@ use std::collections::HashSet;
 const SPANS_LOCK: i64 = 0x0073_7061_6e73;
 
 /// Holds off span changes until this transaction ends; a send takes it before reading its
-/// recipients. On PostgreSQL transactions run side by side under `READ COMMITTED`: without it a
+/// recipients ([`recipients_for_send`]). On PostgreSQL transactions run side by side under `READ COMMITTED`: without it a
 /// send could read the subscribers before a subscription commits and take a message ID above
 /// the span that subscription opened at [`next_message_id`], so the new subscriber would hold
 /// the message without having been told of it (or the reverse for an unsubscription). Shared:
 /// sends do not wait for each other. On SQLite writes take turns, so nothing is needed.
-pub fn hold_for_send(conn: &mut DbConn) -> Result<(), StorageError> {
+fn hold_for_send(conn: &mut DbConn) -> Result<(), StorageError> {
     advisory_lock(conn, "pg_advisory_xact_lock_shared")
+}
+
+/// The recipients of a message sent to the channel now: the users with an open span, read after
+/// [`hold_for_send`], so that no span change commits between this read and the send's commit.
+/// Sorted by ID.
+pub fn recipients_for_send(
+    conn: &mut DbConn,
+    channel: ChannelId,
+) -> Result<Vec<UserId>, StorageError> {
+    hold_for_send(conn)?;
+    let mut users: Vec<UserId> = open_users(conn, channel)?.into_iter().collect();
+    users.sort_unstable();
+    Ok(users)
 }
 
 /// Waits for the sends in progress and holds new ones off until this transaction ends: taken

@@ -3,7 +3,7 @@
 //! a send reads its channel, recipients and flags before its writing turn
 //! (`messages_send::prepare`) and reads them again in the turn when such a change was recorded
 //! in between; on PostgreSQL sends and span changes are ordered by an advisory lock
-//! (`spans::hold_for_send`). The test fails on each backend without its mechanism.
+//! (`spans::recipients_for_send`). The test fails on each backend without its mechanism.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -1,7 +1,7 @@
 //! The second step of a send, inside the writing transaction: what depends on other sends (a
 //! topic's first message, its senders for topic wildcard mentions), the writes and the events.
 
-use super::prepare::{check_wildcard, prepare, Prepared, Target};
+use super::prepare::{check_wildcard, prepare, Prepared, Reading, Target};
 use super::{SendMessage, Sent};
 use crate::context::Context;
 use crate::error::ActionResult;
@@ -15,9 +15,10 @@ use parley_storage::messages::{self, NewMessage};
 use parley_storage::{channels, reactions, DbConn};
 use std::collections::BTreeSet;
 
-/// Writes a prepared message and records its events. A send prepared outside the transaction
-/// whose inputs changed since (`realm_cache::inputs_unchanged_since`) is prepared again here,
-/// with the same rendering, so it is checked and addressed as of this transaction.
+/// Writes a message and records its events, reading its inputs first unless the reading step
+/// did and nothing changed them since (`realm_cache::inputs_unchanged_since`); when they
+/// changed they are read again here, with the same rendering, so the send is checked and
+/// addressed as of this transaction.
 pub(super) fn commit(
     ctx: &Context,
     conn: &mut DbConn,
@@ -25,14 +26,16 @@ pub(super) fn commit(
     sender: &User,
     request: &SendMessage,
     content: &str,
-    prepared: Prepared,
+    reading: Reading,
 ) -> ActionResult<Sent> {
-    let prepared = match prepared.mark {
-        Some(mark) if !crate::realm_cache::inputs_unchanged_since(mark) => {
-            let rendered = Some(prepared.rendered);
-            prepare(ctx, conn, sender, request, content, rendered, None)?
+    let prepared = match reading {
+        Reading::Outside { prepared, mark } if crate::realm_cache::inputs_unchanged_since(mark) => {
+            *prepared
         }
-        _ => prepared,
+        Reading::Outside { prepared, .. } => {
+            prepare(ctx, conn, sender, request, content, Some(prepared.rendered))?
+        }
+        Reading::Inside(rendered) => prepare(ctx, conn, sender, request, content, rendered)?,
     };
     let Prepared {
         policy,

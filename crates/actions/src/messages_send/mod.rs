@@ -4,7 +4,8 @@
 mod commit;
 mod prepare;
 
-pub(crate) use prepare::{check_topic_policy, mentioned_users};
+use prepare::Reading;
+pub(crate) use prepare::{check_may_post, check_topic_policy, mentioned_users};
 
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
@@ -71,42 +72,28 @@ pub async fn do_send_message(
 ) -> ActionResult<Sent> {
     let content = normalize_content(&request.content)?;
     let outside = ctx.db.writes_in_turn();
-    let (prepared, sender, request, content) = {
-        let ctx2 = ctx.clone();
-        ctx.run(move |conn| {
+    let ctx2 = ctx.clone();
+    let (reading, sender, request, content) = ctx
+        .run(move |conn| {
             let rendered =
                 rendering::render_message(conn, &ctx2.realm.url, ctx2.camo.as_ref(), &content);
-            let prepared = match crate::realm_cache::inputs_mark().filter(|_| outside) {
-                Some(mark) => Ok(prepare::prepare(
-                    &ctx2,
-                    conn,
-                    &sender,
-                    &request,
-                    &content,
-                    Some(rendered),
-                    Some(mark),
-                )?),
-                None => Err(rendered),
+            let reading = match crate::realm_cache::inputs_mark().filter(|_| outside) {
+                Some(mark) => {
+                    let prepared =
+                        prepare::prepare(&ctx2, conn, &sender, &request, &content, Some(rendered))?;
+                    Reading::Outside {
+                        prepared: Box::new(prepared),
+                        mark,
+                    }
+                }
+                None => Reading::Inside(Some(rendered)),
             };
-            Ok::<_, ActionError>((prepared, sender, request, content))
+            Ok::<_, ActionError>((reading, sender, request, content))
         })
-        .await?
-    };
+        .await?;
     let ctx2 = ctx.clone();
     ctx.write(move |conn, events| {
-        let prepared = match prepared {
-            Ok(prepared) => prepared,
-            Err(rendered) => prepare::prepare(
-                &ctx2,
-                conn,
-                &sender,
-                &request,
-                &content,
-                Some(rendered),
-                None,
-            )?,
-        };
-        commit::commit(&ctx2, conn, events, &sender, &request, &content, prepared)
+        commit::commit(&ctx2, conn, events, &sender, &request, &content, reading)
     })
     .await
     .inspect(|_| metrics::counter!("parley_messages_sent_total").increment(1))
@@ -123,6 +110,6 @@ pub(crate) fn send_in(
     request: &SendMessage,
     content: &str,
 ) -> ActionResult<Sent> {
-    let prepared = prepare::prepare(ctx, conn, sender, request, content, None, None)?;
-    commit::commit(ctx, conn, events, sender, request, content, prepared)
+    let reading = Reading::Inside(None);
+    commit::commit(ctx, conn, events, sender, request, content, reading)
 }

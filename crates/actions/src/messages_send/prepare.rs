@@ -25,11 +25,17 @@ use std::collections::{BTreeSet, HashSet};
 
 use super::{Destination, SendMessage};
 
+/// What the reading step left for the writing transaction.
+pub(super) enum Reading {
+    /// Checked and read outside the transaction, when the send's inputs stood at `mark`
+    /// (`realm_cache::inputs_mark`).
+    Outside { prepared: Box<Prepared>, mark: u64 },
+    /// To be checked and read in the transaction, with the content rendered if it was.
+    Inside(Option<Rendered>),
+}
+
 /// What a send checked and read, ready to be written.
 pub(super) struct Prepared {
-    /// Where the send's inputs stood when they were read (`realm_cache::inputs_mark`); None
-    /// when they were read inside the writing transaction.
-    pub mark: Option<u64>,
     /// The policy the checks used.
     pub policy: std::sync::Arc<Policy>,
     /// The rendered content.
@@ -72,7 +78,6 @@ pub(super) fn prepare(
     request: &SendMessage,
     content: &str,
     rendered: Option<Rendered>,
-    mark: Option<u64>,
 ) -> ActionResult<Prepared> {
     let policy = policy::load(conn)?;
     let read_by_sender = request
@@ -89,15 +94,10 @@ pub(super) fn prepare(
             let (channel, topic) = check_channel_send(conn, &policy, sender, request)?;
             let rendered = render(conn, rendered);
             let mentioned = mentioned_users(conn, &policy, sender, &rendered)?;
-            if mark.is_none() {
-                // In the transaction: span changes wait until it ends (PostgreSQL).
-                spans::hold_for_send(conn)?;
-            }
             // The send's recipient rule (active subscribers who are active users) is what the
             // open spans hold (`storage::spans`).
-            let spanned = spans::open_users(conn, channel.id)?;
-            let mut recipients: Vec<UserId> = spanned.iter().copied().collect();
-            recipients.sort_unstable();
+            let recipients = spans::recipients_for_send(conn, channel.id)?;
+            let spanned: HashSet<UserId> = recipients.iter().copied().collect();
             if rendered.stream_wildcard {
                 check_wildcard(
                     &policy,
@@ -151,7 +151,6 @@ pub(super) fn prepare(
     };
     crate::muted_users::mark_read_for_muters(conn, sender.id, &mut rows)?;
     Ok(Prepared {
-        mark,
         policy,
         rendered,
         rows,
@@ -190,24 +189,7 @@ fn check_channel_send(
     request: &SendMessage,
 ) -> ActionResult<(Channel, String)> {
     let (channel, subscribed) = channel_for_send(conn, policy, sender, &request.to)?;
-    if channel.is_archived
-        || !can_access_channel_content(sender, &channel, subscribed, &policy.groups)
-    {
-        return Err(RequestError::bad_request(format!(
-            "Not authorized to send to channel '{}'",
-            channel.name
-        ))
-        .into());
-    }
-    if !policy
-        .groups
-        .setting_contains(&channel.permissions.can_send_message_group, sender)
-    {
-        return Err(RequestError::bad_request(
-            "You do not have permission to post in this channel.",
-        )
-        .into());
-    }
+    check_may_post(policy, sender, &channel, subscribed)?;
     let raw_topic = request
         .topic
         .as_deref()
@@ -215,6 +197,33 @@ fn check_channel_send(
     let topic = normalize_topic(raw_topic, "topic")?;
     check_topic_policy(policy, &channel, &topic)?;
     Ok((channel, topic))
+}
+
+/// Whether `sender` may post in `channel` (messages, and typing notices): not archived, its
+/// content accessible, and in its `can_send_message_group`.
+pub(crate) fn check_may_post(
+    policy: &Policy,
+    sender: &User,
+    channel: &Channel,
+    subscribed: bool,
+) -> Result<(), RequestError> {
+    if channel.is_archived
+        || !can_access_channel_content(sender, channel, subscribed, &policy.groups)
+    {
+        return Err(RequestError::bad_request(format!(
+            "Not authorized to send to channel '{}'",
+            channel.name
+        )));
+    }
+    if !policy
+        .groups
+        .setting_contains(&channel.permissions.can_send_message_group, sender)
+    {
+        return Err(RequestError::bad_request(
+            "You do not have permission to post in this channel.",
+        ));
+    }
+    Ok(())
 }
 
 /// Finds the channel of a message: missing and invisible channels both read as missing.
