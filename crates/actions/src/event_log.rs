@@ -16,6 +16,7 @@
 
 use crate::error::{ActionError, ActionResult};
 use parley_events::{Engine, Event, QueueOptions};
+use parley_storage::cluster::QueueWhereabouts;
 use parley_storage::{cluster, event_log, DatabaseUrl, Db, StorageError};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -277,36 +278,34 @@ impl LogFollower {
     pub async fn locate(&self, queue_id: &str) -> ActionResult<QueueHome> {
         let deadline = tokio::time::Instant::now() + HANDOFF_WAIT;
         loop {
-            if self.inner.engine.has_queue(queue_id) || self.try_adopt(queue_id).await? {
+            if self.inner.engine.has_queue(queue_id) {
                 return Ok(QueueHome::Here);
             }
             let id = queue_id.to_owned();
-            let creator = queue_id.split_once(':').map(|(node, _)| node.to_owned());
-            let owner = self
+            let me = self.inner.node.node_id.clone();
+            let whereabouts = self
                 .inner
                 .db
-                .run(move |conn| {
-                    let node = match cluster::adopter(conn, &id)? {
-                        Some(adopter) => Some(adopter),
-                        None => creator,
-                    };
-                    match node {
-                        Some(node) => cluster::live_node(conn, &node, NODE_TIMEOUT_SECONDS),
-                        None => Ok(None),
-                    }
+                .transaction(move |conn| {
+                    let creator = id.split_once(':').map(|(node, _)| node);
+                    cluster::find_queue(conn, &id, creator, &me, NODE_TIMEOUT_SECONDS)
                 })
                 .await?;
-            match owner {
-                Some(node) if node.node_id == self.inner.node.node_id => {
+            match whereabouts {
+                QueueWhereabouts::Adopted(handed) => {
+                    self.adopt(queue_id, handed).await?;
+                    return Ok(QueueHome::Here);
+                }
+                QueueWhereabouts::HeldBy(node) if node.node_id == self.inner.node.node_id => {
                     return Ok(QueueHome::Here)
                 }
-                Some(node) if node.stopping => {
+                QueueWhereabouts::HeldBy(node) if node.stopping => {
                     if tokio::time::Instant::now() >= deadline {
                         return Ok(QueueHome::Here);
                     }
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
-                Some(node) if !node.address.is_empty() => {
+                QueueWhereabouts::HeldBy(node) if !node.address.is_empty() => {
                     return Ok(QueueHome::There(node.address))
                 }
                 _ => return Ok(QueueHome::Here),
@@ -314,18 +313,10 @@ impl LogFollower {
         }
     }
 
-    /// Adopts `queue_id` if a stopped process handed it over; whether it did.
-    async fn try_adopt(&self, queue_id: &str) -> ActionResult<bool> {
-        let id = queue_id.to_owned();
-        let node = self.inner.node.node_id.clone();
-        let Some(handed) = self
-            .inner
-            .db
-            .transaction(move |conn| cluster::adopt(conn, &id, &node))
-            .await?
-        else {
-            return Ok(false);
-        };
+    /// Puts a queue taken from the hand-overs into this process's engine, caught up from the
+    /// log. One that cannot be (unreadable, or the log no longer holds what it missed) is
+    /// dropped with a warning, and its client registers again.
+    async fn adopt(&self, queue_id: &str, handed: cluster::HandedQueue) -> ActionResult<()> {
         let mut backlog: Vec<(i64, Vec<Event>)> = Vec::new();
         for _ in 0..8 {
             let needed = match self
@@ -335,9 +326,12 @@ impl LogFollower {
             {
                 Ok(()) => {
                     tracing::info!(queue_id, "adopted a handed-over event queue");
-                    return Ok(true);
+                    return Ok(());
                 }
-                Err(None) => return Ok(false),
+                Err(None) => {
+                    tracing::warn!(queue_id, "a handed-over event queue is unreadable");
+                    return Ok(());
+                }
                 Err(Some(needed)) => needed,
             };
             let from = backlog.last().map_or(handed.position, |(seq, _)| *seq);
@@ -347,11 +341,15 @@ impl LogFollower {
                     queue_id,
                     "the event log no longer holds what a handed-over queue missed"
                 );
-                return Ok(false);
+                return Ok(());
             }
             backlog.extend(more);
         }
-        Ok(false)
+        tracing::warn!(
+            queue_id,
+            "a handed-over event queue could not catch up with the log"
+        );
+        Ok(())
     }
 
     /// Says that this process is stopping: requests for its queues reaching other processes

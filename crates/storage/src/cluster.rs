@@ -159,7 +159,7 @@ pub fn hand_off(conn: &mut DbConn, queue: &HandedQueue) -> Result<(), StorageErr
 
 /// Takes a handed-over queue for node `node_id` (at most one node gets it), recording the
 /// adoption so that other nodes forward its requests there.
-pub fn adopt(
+fn adopt(
     conn: &mut DbConn,
     queue_id: &str,
     node_id: &str,
@@ -186,7 +186,7 @@ pub fn adopt(
 }
 
 /// The node that adopted `queue_id`, if one did.
-pub fn adopter(conn: &mut DbConn, queue_id: &str) -> Result<Option<String>, StorageError> {
+fn adopter(conn: &mut DbConn, queue_id: &str) -> Result<Option<String>, StorageError> {
     let conn = pg(conn)?;
     #[derive(QueryableByName)]
     struct Id {
@@ -200,6 +200,61 @@ pub fn adopter(conn: &mut DbConn, queue_id: &str) -> Result<Option<String>, Stor
             .optional()?
             .map(|id| id.node_id),
     )
+}
+
+/// Where a queue that the asking node does not hold is.
+#[derive(Debug)]
+pub enum QueueWhereabouts {
+    /// It was handed over, and the asking node has just taken it.
+    Adopted(HandedQueue),
+    /// A live node holds it (or is stopping and about to hand it over).
+    HeldBy(Node),
+    /// No live node holds it and nobody handed it over.
+    Gone,
+}
+
+/// Looks for `queue_id` (created by the node `creator`) on behalf of the node `node_id`: takes
+/// it if it was handed over, else finds the live node holding it (its adopter, else its
+/// creator). Run it in one transaction (the adoption is two writes).
+///
+/// The holder is read before the hand-over is looked for, and read once more when it seemed
+/// gone. A stopping node hands its queues over and leaves in one transaction, so a holder gone
+/// at the first read means its hand-over was committed: the queue is taken here, or another
+/// node took it meanwhile (also one transaction), and the second read finds that node. In the
+/// other order, a hand-over committed between the two reads made the queue seem held by nobody.
+pub fn find_queue(
+    conn: &mut DbConn,
+    queue_id: &str,
+    creator: Option<&str>,
+    node_id: &str,
+    alive_seconds: i64,
+) -> Result<QueueWhereabouts, StorageError> {
+    let held_by = holder(conn, queue_id, creator, alive_seconds)?;
+    if let Some(handed) = adopt(conn, queue_id, node_id)? {
+        return Ok(QueueWhereabouts::Adopted(handed));
+    }
+    let held_by = match held_by {
+        Some(node) => Some(node),
+        None => holder(conn, queue_id, creator, alive_seconds)?,
+    };
+    Ok(held_by.map_or(QueueWhereabouts::Gone, QueueWhereabouts::HeldBy))
+}
+
+/// The live node holding `queue_id`: the one that adopted it last, else its creator.
+fn holder(
+    conn: &mut DbConn,
+    queue_id: &str,
+    creator: Option<&str>,
+    alive_seconds: i64,
+) -> Result<Option<Node>, StorageError> {
+    let node = match adopter(conn, queue_id)? {
+        Some(adopter) => adopter,
+        None => match creator {
+            Some(creator) => creator.to_owned(),
+            None => return Ok(None),
+        },
+    };
+    live_node(conn, &node, alive_seconds)
 }
 
 /// The oldest log position a handed-over queue still needs (None when there is none).

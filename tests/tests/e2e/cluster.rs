@@ -697,3 +697,63 @@ async fn a_poll_that_cannot_reach_a_stopping_node_waits_for_the_hand_over() {
         .collect();
     assert_eq!(ids, [sent], "the queue was adopted, not lost");
 }
+
+/// Polls reaching other nodes while a node hands its queues over: each poll looks for the
+/// handed-over queue and for the node holding it until one of them turns up, and every poll
+/// must find its queue. (A poll once looked for the hand-over first and the holder second: a
+/// hand-over committed between the two looks made the queue seem held by no live node, and
+/// the client was told its queue was gone. One client of six lost its queue that way in a
+/// rolling restart of three nodes.) The polls are spread over the wait so that their looks
+/// fall at every point of it.
+#[actix_web::test]
+async fn polls_racing_a_hand_over_all_find_their_queues() {
+    const QUEUES: usize = 240;
+    let Some(backend) = postgres() else { return };
+    let mut nodes = TestApp::start_cluster(backend, 3).await;
+    let owner = nodes[0].owner.clone();
+    let doomed = nodes.remove(2);
+    let mut queues = Vec::new();
+    for _ in 0..QUEUES {
+        let queue = doomed
+            .register(&owner, &[("event_types", json!(["message"]))])
+            .await["queue_id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        queues.push(queue);
+    }
+    doomed.stop_serving().await;
+    let log = doomed.ctx.events.log().unwrap();
+    log.mark_stopping().await.unwrap();
+    doomed.ctx.events.engine().close();
+    let polls = queues.iter().enumerate().map(|(i, queue)| {
+        let node = &nodes[i % 2];
+        let owner = &owner;
+        async move {
+            // Spread over the 100 ms between a waiting poll's looks.
+            tokio::time::sleep(Duration::from_micros((i as u64 * 100_000) / QUEUES as u64)).await;
+            node.get("/events")
+                .as_user(owner)
+                .param("queue_id", queue)
+                .param("last_event_id", "-1")
+                .param("dont_block", "true")
+                .send()
+                .await
+        }
+    });
+    let hand_off = async {
+        tokio::time::sleep(Duration::from_millis(450)).await;
+        assert_eq!(log.hand_off().await.unwrap(), QUEUES);
+    };
+    let (answers, ()) = tokio::join!(futures_util::future::join_all(polls), hand_off);
+    let lost: Vec<String> = answers
+        .into_iter()
+        .filter(|answer| answer.status != 200)
+        .map(|answer| format!("{} {}", answer.status, answer.text))
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "{} of {QUEUES} polls lost their queue: {lost:?}",
+        lost.len()
+    );
+}
