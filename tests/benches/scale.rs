@@ -34,7 +34,9 @@ use parley_domain::UserId;
 use parley_events::{EngineConfig, QueueOptions};
 use parley_storage::testing::Backend;
 use parley_storage::{DatabaseUrl, DbConn, PoolOptions};
-use parley_tests::bench::{context_switches, env_usize, release_freed_memory, rss_mib, summary};
+use parley_tests::bench::{
+    context_switches, env_usize, release_freed_memory, rss_mib, rss_mib_of, summary,
+};
 use parley_tests::{lifted_api_limit, Account, TestApp};
 use serde_json::json;
 use std::cell::Cell;
@@ -782,6 +784,13 @@ async fn main() {
             100.0 * rate / base
         );
     }
+    if let Ok(binary) = std::env::var("BENCH_SERVER") {
+        let rate = separate_server(&binary, &url_text, &dir, &plan.members, &accounts, sends).await;
+        println!(
+            "sends over HTTP at 8 senders to the parley binary: {rate:.0} msg/s ({:.1}% of the raw rate)",
+            100.0 * rate / raw8
+        );
+    }
     sampling.set(false);
     let rss_peak = peak.get();
     actix_web::rt::time::sleep(Duration::from_secs(2)).await;
@@ -888,6 +897,74 @@ fn serve_over_http(app: &TestApp) -> String {
     .unwrap();
     actix_web::rt::spawn(server);
     format!("http://{addr}/api/v1")
+}
+
+/// The `parley` binary at `binary` serving the seeded database in its own process, sent to over
+/// HTTP at 8 senders as [`sends_over_http`]: the server's resident memory alone, without this
+/// program's plan, accounts, waiting queues and seeding (its log in `dir/server.log`). Answers
+/// messages a second.
+async fn separate_server(
+    binary: &str,
+    database_url: &str,
+    dir: &std::path::Path,
+    members: &[Vec<usize>],
+    accounts: &[Account],
+    sends: usize,
+) -> f64 {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let log = std::fs::File::create(dir.join("server.log")).unwrap();
+    let mut child = std::process::Command::new(binary)
+        .arg("serve")
+        .arg("--bind")
+        .arg(format!("127.0.0.1:{port}"))
+        .arg("--data-dir")
+        .arg(dir.join("server"))
+        .arg("--database-url")
+        .arg(database_url)
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    let base = format!("http://127.0.0.1:{port}");
+    let client = reqwest::Client::new();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !client
+        .get(format!("{base}/health"))
+        .send()
+        .await
+        .is_ok_and(|r| r.status().is_success())
+    {
+        assert!(Instant::now() < deadline, "the parley binary did not start");
+        actix_web::rt::time::sleep(Duration::from_millis(100)).await;
+    }
+    let pid = child.id().to_string();
+    let start = rss_mib_of(&pid);
+    let peak = Rc::new(Cell::new(start));
+    let sampling = Rc::new(Cell::new(true));
+    {
+        let (peak, sampling, pid) = (peak.clone(), sampling.clone(), pid.clone());
+        actix_web::rt::spawn(async move {
+            while sampling.get() {
+                peak.set(peak.get().max(rss_mib_of(&pid)));
+                actix_web::rt::time::sleep(Duration::from_millis(20)).await;
+            }
+        });
+    }
+    let rate = sends_over_http(&format!("{base}/api/v1"), members, accounts, 8, sends).await;
+    sampling.set(false);
+    actix_web::rt::time::sleep(Duration::from_secs(2)).await;
+    println!(
+        "RSS of the parley binary (its own process): {start:.0} MiB once started, peak {:.0} MiB under the sends, {:.0} MiB 2 s after",
+        peak.get(),
+        rss_mib_of(&pid)
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    rate
 }
 
 /// `POST /messages` over HTTP from `senders` concurrent clients, `sends` each, to channels

@@ -32,7 +32,12 @@ pub fn summary(label: &str, mut samples: Vec<Duration>) {
 
 /// Resident set size in MiB, from /proc (Linux; 0 elsewhere).
 pub fn rss_mib() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
+    rss_mib_of("self")
+}
+
+/// The resident memory of the process `pid` (a number, or `self`), in MiB; 0 when unknown.
+pub fn rss_mib_of(pid: &str) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|s| {
             s.lines()

@@ -52,6 +52,23 @@ fn user_by_login_email(
     Ok(user_by_any_email(conn, email, realm_host)?.map(|(user, _)| user))
 }
 
+/// The user a login address names (either address, as [`user_by_login_email`]) and their API
+/// key: one statement for the delivery address, which is what clients send.
+fn user_and_api_key(
+    conn: &mut DbConn,
+    email: &str,
+    realm_host: &str,
+) -> Result<Option<(User, String)>, StorageError> {
+    let lowered = email.trim().to_lowercase();
+    if let Some(found) = users::by_delivery_email_with_api_key(conn, &lowered)? {
+        return Ok(Some(found));
+    }
+    let Some(user) = user_by_login_email(conn, email, realm_host)? else {
+        return Ok(None);
+    };
+    Ok(users::credentials(conn, user.id)?.map(|credentials| (user, credentials.api_key)))
+}
+
 pub(crate) fn check_realm_active(conn: &mut DbConn) -> ActionResult<()> {
     match crate::realm_cache::realm_deactivated(conn)? {
         false => Ok(()),
@@ -92,9 +109,8 @@ pub async fn access_user_by_api_key_unmetered(
         .run(move |conn| {
             check_realm_active(conn)?;
             let invalid = || RequestError::new(ErrorCode::InvalidApiKey, "Invalid API key");
-            let user = user_by_login_email(conn, &email, &host)?.ok_or_else(invalid)?;
-            let credentials = users::credentials(conn, user.id)?.ok_or_else(invalid)?;
-            if !secrets::api_keys_match(&api_key, &credentials.api_key) {
+            let (user, key) = user_and_api_key(conn, &email, &host)?.ok_or_else(invalid)?;
+            if !secrets::api_keys_match(&api_key, &key) {
                 return Err(invalid().into());
             }
             if !user.is_active {

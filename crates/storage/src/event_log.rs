@@ -60,17 +60,18 @@ pub struct Entry {
 /// to the commit, other appending transactions wait.
 pub fn append(conn: &mut DbConn, events: &str, now: i64) -> Result<i64, StorageError> {
     let conn = pg(conn)?;
-    let seq =
-        diesel::sql_query("UPDATE event_log_head SET seq = seq + 1 WHERE id = 1 RETURNING seq")
-            .get_result::<Seq>(conn)?
-            .seq;
-    diesel::sql_query("INSERT INTO event_log (seq, events, created_at) VALUES ($1, $2, $3)")
-        .bind::<BigInt, _>(seq)
-        .bind::<Text, _>(events)
-        .bind::<BigInt, _>(now)
-        .execute(conn)?;
-    diesel::sql_query(format!("NOTIFY {CHANNEL}")).execute(conn)?;
-    Ok(seq)
+    // One statement, one round trip: the head's lock is held from here to the commit, so every
+    // round trip after taking it would lengthen every writer's wait.
+    Ok(diesel::sql_query(format!(
+        "WITH head AS (UPDATE event_log_head SET seq = seq + 1 WHERE id = 1 RETURNING seq), \
+         entry AS (INSERT INTO event_log (seq, events, created_at) \
+           SELECT seq, $1, $2 FROM head RETURNING seq) \
+         SELECT entry.seq FROM entry, pg_notify('{CHANNEL}', '') AS notified"
+    ))
+    .bind::<Text, _>(events)
+    .bind::<BigInt, _>(now)
+    .get_result::<Seq>(conn)?
+    .seq)
 }
 
 /// The position of the newest entry (0 when none was ever appended).

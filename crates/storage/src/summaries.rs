@@ -4,7 +4,7 @@
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
-use crate::sql::{id_list, Bind, SqlBuilder};
+use crate::sql::{Bind, SqlBuilder};
 use diesel::sql_types::{BigInt, Nullable, Text};
 use diesel::QueryableByName;
 use parley_domain::{MessageId, UserId};
@@ -36,27 +36,9 @@ pub struct UnreadRow {
 /// Found from the reader's spans, read ranges and rows ([`crate::unread::ids`]), never by
 /// reading the history.
 pub fn unread(conn: &mut DbConn, user: UserId, limit: i64) -> Result<Vec<UnreadRow>, StorageError> {
-    let ids = crate::unread::ids(conn, user)?;
-    let newest = &ids[ids
-        .len()
-        .saturating_sub(usize::try_from(limit).unwrap_or(0))..];
-    let reader = user.0.to_string();
-    let mut rows = Vec::with_capacity(newest.len());
-    // The messages are the reader's (they are unread), so only the grouping columns and the
-    // flags are read: not the content, and not the visibility test of a page.
-    for chunk in newest.chunks(500) {
-        let mut sql = SqlBuilder::new();
-        sql.push(&format!(
-            "SELECT m.id AS id, COALESCE({flags}, 0) AS flags, m.sender_id AS sender_id, \
-             m.channel_id AS channel_id, m.topic AS topic, m.dm_key AS dm_key \
-             FROM messages m LEFT JOIN user_messages um \
-             ON um.message_id = m.id AND um.user_id = {reader} \
-             WHERE m.id IN ({list}) ORDER BY m.id",
-            flags = crate::reader_flags::flags_sql(&reader),
-            list = id_list(chunk.iter().map(|m| m.0)),
-        ));
-        rows.extend(sql.load::<UnreadRow>(conn)?);
-    }
+    let mut rows = crate::unread::rows(conn, user)?;
+    let keep = usize::try_from(limit).unwrap_or(0);
+    rows.drain(..rows.len().saturating_sub(keep));
     Ok(rows)
 }
 

@@ -129,6 +129,20 @@ pub fn by_delivery_email(conn: &mut DbConn, email: &str) -> Result<Option<User>,
         .map(User::from))
 }
 
+/// The user with this delivery address and their API key, in one statement: every API request
+/// authenticates with both.
+pub fn by_delivery_email_with_api_key(
+    conn: &mut DbConn,
+    email: &str,
+) -> Result<Option<(User, String)>, StorageError> {
+    Ok(users::table
+        .filter(users::delivery_email.eq(email))
+        .select((UserRow::as_select(), users::api_key))
+        .get_result::<(UserRow, String)>(conn)
+        .optional()?
+        .map(|(row, api_key)| (User::from(row), api_key)))
+}
+
 /// Every user of the organization, active or not, in ID order (system bots are not theirs).
 pub fn all(conn: &mut DbConn) -> Result<Vec<User>, StorageError> {
     by_kind(conn, false)

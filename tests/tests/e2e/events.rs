@@ -83,6 +83,8 @@ backend_test! {
         let (ann, bob, _) = people(&app).await;
         let a = app.send_to_channel(&ann, "dev", "t", "hi @**Bob**").await;
         let b = app.send_to_channel(&ann, "dev", "", "empty topic").await;
+        // A wildcard mention is a bit of the message, not of Bob's row.
+        let everyone = app.send_to_channel(&ann, "dev", "t", "@**all** standup").await;
         let dm = app.post("/messages").as_user(&ann).param("type", "direct")
             .json_param("to", &json!([bob.user_id.0])).param("content", "psst")
             .send().await.success()["id"].as_i64().unwrap();
@@ -90,8 +92,8 @@ backend_test! {
             .param("op", "add").param("flag", "starred").send().await.success();
         let s = app.register(&bob, &[]).await;
         let unread = &s["unread_msgs"];
-        assert_eq!(unread["count"], 3);
-        assert_eq!(unread["mentions"], json!([a]));
+        assert_eq!(unread["count"], 4);
+        assert_eq!(unread["mentions"], json!([a, everyone]));
         let streams = unread["streams"].as_array().unwrap();
         let topics: Vec<&str> = streams.iter().map(|s| s["topic"].as_str().unwrap()).collect();
         assert!(topics.contains(&"t") && topics.contains(&"general chat"), "{topics:?}");

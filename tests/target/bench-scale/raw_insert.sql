@@ -1,0 +1,1 @@
+INSERT INTO raw_insert (a, b) VALUES (1, 'a row of text');
