@@ -1,1 +1,0 @@
-INSERT INTO raw_insert (a, b) VALUES (1, 'a row of text');
