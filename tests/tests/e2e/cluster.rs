@@ -267,6 +267,15 @@ async fn a_queue_of_a_node_that_is_gone_is_a_bad_queue() {
         .error(400, "BAD_EVENT_QUEUE_ID");
 }
 
+/// A queue of `owner`'s message events registered on `node`.
+async fn message_queue(node: &TestApp, owner: &parley_tests::Account) -> String {
+    node.register(owner, &[("event_types", json!(["message"]))])
+        .await["queue_id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
 /// A node stopping gracefully hands its queues over: a client keeps its queue ID and misses
 /// no event, whichever node it reaches next.
 #[actix_web::test]
@@ -275,12 +284,7 @@ async fn a_stopping_node_hands_its_queues_over() {
     let mut nodes = TestApp::start_cluster(backend, 3).await;
     let owner = nodes[0].owner.clone();
     let doomed = nodes.remove(2);
-    let queue = doomed
-        .register(&owner, &[("event_types", json!(["message"]))])
-        .await["queue_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let queue = message_queue(&doomed, &owner).await;
     nodes[0]
         .create_channel(&owner, "handover", &[&owner], &[])
         .await;
@@ -657,12 +661,7 @@ async fn a_poll_that_cannot_reach_a_stopping_node_waits_for_the_hand_over() {
     let mut nodes = TestApp::start_cluster(backend, 3).await;
     let owner = nodes[0].owner.clone();
     let doomed = nodes.remove(2);
-    let queue = doomed
-        .register(&owner, &[("event_types", json!(["message"]))])
-        .await["queue_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let queue = message_queue(&doomed, &owner).await;
     nodes[0]
         .create_channel(&owner, "handover", &[&owner], &[])
         .await;
@@ -714,13 +713,7 @@ async fn polls_racing_a_hand_over_all_find_their_queues() {
     let doomed = nodes.remove(2);
     let mut queues = Vec::new();
     for _ in 0..QUEUES {
-        let queue = doomed
-            .register(&owner, &[("event_types", json!(["message"]))])
-            .await["queue_id"]
-            .as_str()
-            .unwrap()
-            .to_owned();
-        queues.push(queue);
+        queues.push(message_queue(&doomed, &owner).await);
     }
     doomed.stop_serving().await;
     let log = doomed.ctx.events.log().unwrap();
