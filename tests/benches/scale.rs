@@ -957,8 +957,12 @@ async fn separate_server(
     let rate = sends_over_http(&format!("{base}/api/v1"), members, accounts, 8, sends).await;
     sampling.set(false);
     actix_web::rt::time::sleep(Duration::from_secs(2)).await;
+    let after = rss_mib_of(&pid);
+    // The server gives memory back after 10 s without a request (`memory::IDLE_AFTER`), at its
+    // next look: within 20 s.
+    actix_web::rt::time::sleep(Duration::from_secs(23)).await;
     println!(
-        "RSS of the parley binary (its own process): {start:.0} MiB once started, peak {:.0} MiB under the sends, {:.0} MiB 2 s after",
+        "RSS of the parley binary (its own process): {start:.0} MiB once started, peak {:.0} MiB under the sends, {after:.0} MiB 2 s after, {:.0} MiB 25 s after (idle)",
         peak.get(),
         rss_mib_of(&pid)
     );

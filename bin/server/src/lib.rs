@@ -5,6 +5,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod mail;
+pub mod memory;
 pub mod metrics;
 pub mod output;
 pub mod single_server;

@@ -73,6 +73,14 @@ pub async fn metrics(req: HttpRequest, export: web::Data<MetricsExport>) -> Http
         .body((export.render)())
 }
 
+/// Requests answered since the process started, for telling a server that went idle.
+static REQUESTS_SERVED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many requests this process has answered so far (every route, every status).
+pub fn requests_served() -> u64 {
+    REQUESTS_SERVED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Middleware: counts each request by method, route pattern (never the raw path, so the number of
 /// series stays bounded) and status, and records its latency.
 pub async fn record_metrics(
@@ -88,6 +96,7 @@ pub async fn record_metrics(
         .unwrap_or_else(|| "unmatched".to_owned());
     let status = response.status().as_u16().to_string();
     let elapsed = started.elapsed();
+    REQUESTS_SERVED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     metrics::counter!(
         "parley_http_requests_total",
         "method" => method.clone(),

@@ -30,6 +30,13 @@ pub const SQLITE_BUSY_TIMEOUT_MS: u32 = 5_000;
 /// connection kept up to its own 32 MB.
 pub const SQLITE_MEMORY_BUDGET_KIB: i64 = 48 * 1024;
 
+/// The memory SQLite holds in this process, in bytes: its page caches and everything else it
+/// allocated (what [`SQLITE_MEMORY_BUDGET_KIB`] bounds).
+pub fn sqlite_memory_used() -> i64 {
+    // SAFETY: sqlite3_memory_used only reads SQLite's own counter; it takes no arguments.
+    unsafe { libsqlite3_sys::sqlite3_memory_used() }
+}
+
 /// When SQLite waits for the disk (`PRAGMA synchronous`, in WAL mode).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SqliteSynchronous {

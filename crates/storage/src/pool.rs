@@ -112,6 +112,28 @@ impl Db {
         &self.url
     }
 
+    /// Empties the page caches of the idle SQLite connections (`PRAGMA shrink_memory`), which
+    /// otherwise keep what they read up to the memory budget for as long as the process runs;
+    /// returns how many connections it shrank. For a server gone idle: the next requests read
+    /// their pages again (from the operating system's cache, usually). Nothing on PostgreSQL,
+    /// whose caches are the server's. Blocking; connections in use are left alone.
+    pub fn shrink_idle_caches(&self) -> Result<usize, StorageError> {
+        if !matches!(self.url, DatabaseUrl::Sqlite(_)) {
+            return Ok(0);
+        }
+        let mut idle = Vec::new();
+        while let Some(conn) = self.pool.try_get() {
+            idle.push(conn);
+        }
+        for conn in &mut idle {
+            diesel::connection::SimpleConnection::batch_execute(
+                &mut **conn,
+                "PRAGMA shrink_memory",
+            )?;
+        }
+        Ok(idle.len())
+    }
+
     /// How many connections are open and idle.
     pub fn pool_use(&self) -> PoolUse {
         let state = self.pool.state();
@@ -210,4 +232,49 @@ where
             Failure::Caller(err) => err,
             Failure::Database(err) => E::from(StorageError::from(err)),
         })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::{Db, PoolOptions};
+    use crate::conn::sqlite_memory_used;
+    use crate::url::DatabaseUrl;
+    use diesel::connection::SimpleConnection;
+
+    /// A connection that read 8 MB keeps them in its page cache until it is shrunk. (SQLite's
+    /// memory counter is the process's, shared with tests running beside this one, hence the
+    /// margin.)
+    #[test]
+    fn shrinking_idle_caches_hands_sqlite_memory_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Db::open(
+            DatabaseUrl::Sqlite(dir.path().join("cache.db")),
+            PoolOptions::default(),
+        )
+        .unwrap();
+        {
+            let mut conn = db.conn().unwrap();
+            conn.batch_execute(
+                "CREATE TABLE filler (x BLOB);
+                 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000)
+                 INSERT INTO filler SELECT randomblob(2000) FROM n;
+                 SELECT SUM(LENGTH(x)) FROM filler;",
+            )
+            .unwrap();
+        }
+        let before = sqlite_memory_used();
+        assert!(db.shrink_idle_caches().unwrap() >= 1);
+        let after = sqlite_memory_used();
+        assert!(
+            after < before - 4 * 1024 * 1024,
+            "SQLite held {before} bytes before shrinking, {after} after"
+        );
+        // Still usable afterwards.
+        db.conn()
+            .unwrap()
+            .batch_execute("SELECT COUNT(*) FROM filler")
+            .unwrap();
+    }
 }

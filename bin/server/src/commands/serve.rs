@@ -100,6 +100,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     // KaTeX loads in the background, so the first message with math does not wait for it.
     parley_markdown::warm_up_math();
     let scheduler = parley_actions::scheduler::spawn_scheduler(ctx.clone());
+    let memory = crate::memory::spawn_release_when_idle(ctx.db.clone(), crate::memory::IDLE_AFTER);
     let janitor = parley_actions::uploads::spawn_unclaimed_cleanup(
         ctx.clone(),
         config.unclaimed_upload_age,
@@ -160,6 +161,7 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         task.abort();
     }
     gc.abort();
+    memory.abort();
     janitor.abort();
     scheduler.abort();
     if let Some(log) = hub.log() {
