@@ -35,12 +35,19 @@ pub(crate) fn user_by_any_email(
         };
         return Ok(Some((user, matched)));
     }
-    let Some(id) = parse_placeholder_email(&email, realm_host) else {
+    Ok(user_by_placeholder_email(conn, &email, realm_host)?.map(|user| (user, AddressMatch::Api)))
+}
+
+/// The user whose placeholder API address (their real one hidden) is `email`, lowercased.
+fn user_by_placeholder_email(
+    conn: &mut DbConn,
+    email: &str,
+    realm_host: &str,
+) -> Result<Option<User>, StorageError> {
+    let Some(id) = parse_placeholder_email(email, realm_host) else {
         return Ok(None);
     };
-    Ok(users::by_id(conn, id)?
-        .filter(|user| user.api_email(realm_host) == email)
-        .map(|user| (user, AddressMatch::Api)))
+    Ok(users::by_id(conn, id)?.filter(|user| user.api_email(realm_host) == email))
 }
 
 /// Login accepts either address.
@@ -59,11 +66,11 @@ fn user_and_api_key(
     email: &str,
     realm_host: &str,
 ) -> Result<Option<(User, String)>, StorageError> {
-    let lowered = email.trim().to_lowercase();
-    if let Some(found) = users::by_delivery_email_with_api_key(conn, &lowered)? {
+    let email = email.trim().to_lowercase();
+    if let Some(found) = users::by_delivery_email_with_api_key(conn, &email)? {
         return Ok(Some(found));
     }
-    let Some(user) = user_by_login_email(conn, email, realm_host)? else {
+    let Some(user) = user_by_placeholder_email(conn, &email, realm_host)? else {
         return Ok(None);
     };
     Ok(users::credentials(conn, user.id)?.map(|credentials| (user, credentials.api_key)))

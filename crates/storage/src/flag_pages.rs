@@ -30,9 +30,7 @@ use crate::error::StorageError;
 use crate::messages::{
     asks_unread, matching_among, Audience, Condition, Direction, PageRow, ReadMessage, Side,
 };
-use crate::sql::{id_list, SqlBuilder};
-use diesel::sql_types::BigInt;
-use diesel::QueryableByName;
+use crate::sql::{id_list, IdRow, SqlBuilder};
 use parley_domain::message::flags;
 use parley_domain::UserId;
 
@@ -68,12 +66,6 @@ fn driver(conditions: &[Condition]) -> Option<i64> {
         }
     }
     found
-}
-
-#[derive(QueryableByName)]
-struct IdRow {
-    #[diesel(sql_type = BigInt)]
-    id: i64,
 }
 
 /// Reads a page of a flag narrow from the reader's flagged rows; None when the narrow has no

@@ -869,7 +869,7 @@ pub fn mark_read_where(
     sql.append(inner);
     sql.push(") q ORDER BY q.id ASC");
     let ids: Vec<MessageId> = sql
-        .load::<MarkedRow>(conn)?
+        .load::<crate::sql::IdRow>(conn)?
         .into_iter()
         .map(|r| MessageId(r.id))
         .collect();
@@ -878,12 +878,6 @@ pub fn mark_read_where(
     // batches of 500).
     update_flags(conn, user, &ids, flags::READ, true)?;
     Ok(ids)
-}
-
-#[derive(QueryableByName)]
-struct MarkedRow {
-    #[diesel(sql_type = BigInt)]
-    id: i64,
 }
 
 /// Unread counts are derived from this: the IDs of a user's unread messages, in ID order.

@@ -50,6 +50,13 @@ pub(crate) fn fts5_query(text: &str) -> String {
         .join(" ")
 }
 
+/// One row of a query that selects `... AS id` (a message ID, usually).
+#[derive(QueryableByName)]
+pub(crate) struct IdRow {
+    #[diesel(sql_type = BigInt)]
+    pub(crate) id: i64,
+}
+
 /// IDs for an SQL `IN (...)` list, `0` (no message or user has it) when there are none, so the
 /// list is never empty.
 pub(crate) fn id_list(ids: impl Iterator<Item = i64>) -> String {

@@ -4,7 +4,7 @@
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
-use crate::sql::{Bind, SqlBuilder};
+use crate::sql::{Bind, IdRow, SqlBuilder};
 use diesel::sql_types::{BigInt, Nullable, Text};
 use diesel::QueryableByName;
 use parley_domain::{MessageId, UserId};
@@ -40,12 +40,6 @@ pub fn unread(conn: &mut DbConn, user: UserId, limit: i64) -> Result<Vec<UnreadR
     let keep = usize::try_from(limit).unwrap_or(0);
     rows.drain(..rows.len().saturating_sub(keep));
     Ok(rows)
-}
-
-#[derive(QueryableByName)]
-struct IdRow {
-    #[diesel(sql_type = BigInt)]
-    id: i64,
 }
 
 /// The IDs of a user's starred messages, oldest first.

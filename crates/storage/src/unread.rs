@@ -7,21 +7,14 @@
 use crate::conn::DbConn;
 use crate::error::StorageError;
 use crate::schema::{read_ranges, subscription_spans as spans};
-use crate::sql::SqlBuilder;
+use crate::sql::{IdRow, SqlBuilder};
 use crate::summaries::UnreadRow;
 use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel::sql_types::BigInt;
 use diesel::sqlite::Sqlite;
 use parley_domain::message::flags;
 use parley_domain::{MessageId, UserId};
 use std::collections::HashMap;
-
-#[derive(QueryableByName)]
-struct IdRow {
-    #[diesel(sql_type = BigInt)]
-    id: i64,
-}
 
 /// The IDs of the user's unread messages, in ID order.
 pub fn ids(conn: &mut DbConn, user: UserId) -> Result<Vec<MessageId>, StorageError> {
