@@ -649,7 +649,7 @@ async fn main() {
     let per_user = diesel::sql_query(
         "SELECT user_id, COUNT(*) AS n FROM user_messages GROUP BY user_id ORDER BY n DESC LIMIT 1",
     )
-    .get_result::<UserCount>(&mut *conn)
+    .get_result::<UserCount>(&mut **conn)
     .unwrap();
     println!(
         "seeded {} messages, {rows} user_messages rows in {:.1}s; largest history: user {} with {} rows",

@@ -150,43 +150,6 @@ pub fn establish_with(url: &DatabaseUrl, options: ConnOptions) -> Result<DbConn,
     }
 }
 
-/// The r2d2 manager: opens connections with [`establish`].
-#[derive(Debug)]
-pub struct ConnectionManager {
-    url: DatabaseUrl,
-    options: ConnOptions,
-}
-
-impl ConnectionManager {
-    /// A manager for this URL.
-    pub fn new(url: DatabaseUrl, options: ConnOptions) -> Self {
-        ConnectionManager { url, options }
-    }
-}
-
-/// r2d2 needs an error type of its own.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct ManagerError(String);
-
-impl r2d2::ManageConnection for ConnectionManager {
-    type Connection = DbConn;
-    type Error = ManagerError;
-
-    fn connect(&self) -> Result<DbConn, ManagerError> {
-        establish_with(&self.url, self.options).map_err(|e| ManagerError(e.to_string()))
-    }
-
-    fn is_valid(&self, conn: &mut DbConn) -> Result<(), ManagerError> {
-        conn.batch_execute("SELECT 1")
-            .map_err(|e| ManagerError(e.to_string()))
-    }
-
-    fn has_broken(&self, _conn: &mut DbConn) -> bool {
-        false
-    }
-}
-
 /// Runs the same diesel expression on whichever backend `conn` is, with `$c` bound to the
 /// concrete connection. For the queries the multi-backend type cannot express (multi-row
 /// inserts, dialect-specific SQL), keeping them inside this crate.

@@ -31,6 +31,7 @@ pub mod muted_users;
 pub mod navigation_views;
 pub mod playgrounds;
 pub mod pool;
+pub mod pooled;
 pub mod presence;
 pub mod profile_fields;
 pub mod push_devices;

@@ -1,9 +1,10 @@
 //! The connection pool, and the one way the async layers run blocking queries: on tokio's blocking
 //! threads, never on the executor.
 
-use crate::conn::{ConnOptions, ConnectionManager, DbConn, SqliteSynchronous};
+use crate::conn::{ConnOptions, DbConn, SqliteSynchronous};
 use crate::error::StorageError;
 use crate::migrate;
+use crate::pooled::ConnectionManager;
 use crate::url::DatabaseUrl;
 use crate::writer::Writer;
 use std::sync::{Arc, Mutex};
@@ -127,7 +128,7 @@ impl Db {
         }
         for conn in &mut idle {
             diesel::connection::SimpleConnection::batch_execute(
-                &mut **conn,
+                &mut ***conn,
                 "PRAGMA shrink_memory",
             )?;
         }
@@ -177,7 +178,9 @@ impl Db {
                 metrics::counter!("parley_db_pool_timeouts_total").increment(1);
                 StorageError::from(e)
             })?;
-            f(&mut conn)
+            let result = f(&mut conn);
+            conn.record_use(result.is_ok());
+            result
         })
         .await
         .map_err(|e| StorageError::Task(e.to_string()))?

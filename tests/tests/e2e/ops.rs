@@ -18,3 +18,69 @@ backend_test! {
         assert_eq!(metrics.status, 404);
     }
 }
+
+/// PostgreSQL ends every connection of the server's pool (as a restart of PostgreSQL would):
+/// the server goes on answering. A connection whose last use failed, or that sat idle for a
+/// second, is tested before it is handed out (`storage::pooled`), so at most the requests that
+/// took a connection used moments before it was ended fail, and each such connection once.
+#[actix_web::test]
+async fn connections_postgresql_ended_are_replaced() {
+    use diesel::connection::SimpleConnection;
+    use diesel::Connection;
+    let Some(backend) = parley_storage::testing::Backend::available()
+        .into_iter()
+        .find(|b| matches!(b, parley_storage::testing::Backend::Postgres(_)))
+    else {
+        return;
+    };
+    let app = parley_tests::TestApp::start(backend).await;
+    let parley_storage::DatabaseUrl::Postgres(url) = app.ctx.db.url().clone() else {
+        unreachable!()
+    };
+    let end_pool = || {
+        let mut admin = diesel::PgConnection::establish(&url).unwrap();
+        admin
+            .batch_execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                 WHERE datname = current_database() AND pid <> pg_backend_pid()",
+            )
+            .unwrap();
+    };
+    let open = |app: &parley_tests::TestApp| app.ctx.db.pool_use().open;
+    app.get("/users/me")
+        .as_user(&app.owner)
+        .send()
+        .await
+        .success();
+    // Idle for longer than a use vouches for a connection: every request succeeds.
+    end_pool();
+    tokio::time::sleep(std::time::Duration::from_millis(1_200)).await;
+    for _ in 0..10 {
+        app.get("/users/me")
+            .as_user(&app.owner)
+            .send()
+            .await
+            .success();
+    }
+    // Ended right after use: each connection fails at most one request, then is replaced.
+    end_pool();
+    let mut failed = 0;
+    for _ in 0..30 {
+        let response = app.get("/users/me").as_user(&app.owner).send().await;
+        if response.status != 200 {
+            failed += 1;
+        }
+    }
+    assert!(
+        failed <= open(&app),
+        "{failed} requests failed with {} connections open",
+        open(&app)
+    );
+    for _ in 0..10 {
+        app.get("/users/me")
+            .as_user(&app.owner)
+            .send()
+            .await
+            .success();
+    }
+}
