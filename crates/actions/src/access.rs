@@ -10,7 +10,8 @@ use parley_domain::channel::Channel;
 use parley_domain::user::User;
 use parley_domain::{ChannelId, MessageId, RequestError, UserId};
 use parley_storage::messages::{self, ReadMessage};
-use parley_storage::{channels, subscriptions, users, DbConn};
+use parley_storage::subscriptions::{self, Subscription};
+use parley_storage::{channels, users, DbConn};
 use std::collections::HashSet;
 
 /// A channel the user may see, with whether they are subscribed. Channels they may not see fail
@@ -21,11 +22,24 @@ pub(crate) fn access_channel_by_id(
     user: &User,
     id: ChannelId,
 ) -> ActionResult<(Channel, bool)> {
+    access_channel_and_subscription_by_id(conn, policy, user, id)
+        .map(|(channel, subscription)| (channel, is_active(&subscription)))
+}
+
+/// [`access_channel_by_id`] with the user's subscription row itself (active or not), for the
+/// caller that needs its settings as well (a send, which follows the sender's mute of the
+/// channel), so the row is read once.
+pub(crate) fn access_channel_and_subscription_by_id(
+    conn: &mut DbConn,
+    policy: &Policy,
+    user: &User,
+    id: ChannelId,
+) -> ActionResult<(Channel, Option<Subscription>)> {
     let invalid = || ActionError::from(RequestError::bad_request("Invalid channel ID"));
     let channel = channels::by_id(conn, id)?.ok_or_else(invalid)?;
-    let subscribed = subscriptions::is_subscribed(conn, user.id, id)?;
-    if can_access_channel_metadata(user, &channel, subscribed, &policy.groups) {
-        Ok((channel, subscribed))
+    let subscription = subscriptions::get(conn, user.id, id)?;
+    if can_access_channel_metadata(user, &channel, is_active(&subscription), &policy.groups) {
+        Ok((channel, subscription))
     } else {
         Err(invalid())
     }
@@ -39,14 +53,32 @@ pub(crate) fn access_channel_by_name(
     user: &User,
     name: &str,
 ) -> ActionResult<Option<(Channel, bool)>> {
+    Ok(
+        access_channel_and_subscription_by_name(conn, policy, user, name)?
+            .map(|(channel, subscription)| (channel, is_active(&subscription))),
+    )
+}
+
+/// [`access_channel_by_name`] with the subscription row, as
+/// [`access_channel_and_subscription_by_id`].
+pub(crate) fn access_channel_and_subscription_by_name(
+    conn: &mut DbConn,
+    policy: &Policy,
+    user: &User,
+    name: &str,
+) -> ActionResult<Option<(Channel, Option<Subscription>)>> {
     let Some(channel) = channels::by_name(conn, name)? else {
         return Ok(None);
     };
-    let subscribed = subscriptions::is_subscribed(conn, user.id, channel.id)?;
+    let subscription = subscriptions::get(conn, user.id, channel.id)?;
     Ok(
-        can_access_channel_metadata(user, &channel, subscribed, &policy.groups)
-            .then_some((channel, subscribed)),
+        can_access_channel_metadata(user, &channel, is_active(&subscription), &policy.groups)
+            .then_some((channel, subscription)),
     )
+}
+
+fn is_active(subscription: &Option<Subscription>) -> bool {
+    subscription.as_ref().is_some_and(|s| s.active)
 }
 
 /// The active users with these IDs, or `BAD_REQUEST` naming the first that is not one.

@@ -12,7 +12,7 @@ use parley_domain::message::normalize_topic;
 use parley_domain::user::User;
 use parley_domain::user_topic::{self, SendContext, VisibilityPolicy};
 use parley_domain::{ChannelId, RequestError, UserId};
-use parley_storage::{channels, subscriptions, user_topics, DbConn};
+use parley_storage::{channels, user_topics, DbConn};
 use parley_wire::personal::{MutedTopic, UserTopic as WireUserTopic};
 use std::collections::HashMap;
 
@@ -92,11 +92,12 @@ pub(crate) struct SenderTopicRules {
     channel_muted: bool,
 }
 
-/// The sender's [`SenderTopicRules`] for a channel; None for bots, which have none.
+/// The sender's [`SenderTopicRules`] for a channel they have muted or not; None for bots, which
+/// have none.
 pub(crate) fn sender_topic_rules(
     conn: &mut DbConn,
     sender: &User,
-    channel: ChannelId,
+    channel_muted: bool,
 ) -> ActionResult<Option<SenderTopicRules>> {
     if sender.is_bot() {
         return Ok(None);
@@ -106,8 +107,7 @@ pub(crate) fn sender_topic_rules(
     Ok(Some(SenderTopicRules {
         follow_policy: int("automatically_follow_topics_policy"),
         unmute_policy: int("automatically_unmute_topics_in_muted_streams_policy"),
-        channel_muted: subscriptions::get(conn, sender.id, channel)?
-            .is_some_and(|s| s.active && s.settings.is_muted),
+        channel_muted,
     }))
 }
 

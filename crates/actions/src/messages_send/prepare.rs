@@ -4,7 +4,7 @@
 //! one writer spends its turn on the writes only; [`super::commit`] then checks that nothing it
 //! read changed meanwhile.
 
-use crate::access::access_channel_by_name;
+use crate::access::access_channel_and_subscription_by_name;
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
 use crate::policy::{self, Policy};
@@ -20,6 +20,7 @@ use parley_domain::narrow::UserOperand;
 use parley_domain::user::User;
 use parley_domain::{ChannelId, ErrorCode, RequestError, UserId};
 use parley_markdown::Rendered;
+use parley_storage::subscriptions::Subscription;
 use parley_storage::{alert_words, spans, users, DbConn};
 use std::collections::{BTreeSet, HashSet};
 
@@ -91,7 +92,8 @@ pub(super) fn prepare(
     };
     let (rendered, mut rows, target) = match request.kind {
         message::MessageKind::Channel => {
-            let (channel, topic) = check_channel_send(conn, &policy, sender, request)?;
+            let (channel, topic, channel_muted) =
+                check_channel_send(conn, &policy, sender, request)?;
             let rendered = render(conn, rendered);
             let mentioned = mentioned_users(conn, &policy, sender, &rendered)?;
             // The send's recipient rule (active subscribers who are active users) is what the
@@ -120,7 +122,7 @@ pub(super) fn prepare(
                 .map(|(user, _)| *user)
                 .collect();
             let target = Target::Channel {
-                rules: sender_topic_rules(conn, sender, channel.id)?,
+                rules: sender_topic_rules(conn, sender, channel_muted)?,
                 spanned,
                 mentioned: users::by_ids(conn, &mentioned_ids)?,
                 channel: Box::new(channel),
@@ -181,14 +183,17 @@ fn recipient_rows(
         .collect()
 }
 
-/// The channel of a channel message and its normalized topic, once the sender may post there.
+/// The channel of a channel message, its normalized topic and whether the sender muted the
+/// channel, once the sender may post there.
 fn check_channel_send(
     conn: &mut DbConn,
     policy: &Policy,
     sender: &User,
     request: &SendMessage,
-) -> ActionResult<(Channel, String)> {
-    let (channel, subscribed) = channel_for_send(conn, policy, sender, &request.to)?;
+) -> ActionResult<(Channel, String, bool)> {
+    let (channel, subscription) = channel_for_send(conn, policy, sender, &request.to)?;
+    let subscribed = subscription.as_ref().is_some_and(|s| s.active);
+    let muted = subscribed && subscription.is_some_and(|s| s.settings.is_muted);
     check_may_post(policy, sender, &channel, subscribed)?;
     let raw_topic = request
         .topic
@@ -196,7 +201,7 @@ fn check_channel_send(
         .ok_or_else(|| RequestError::bad_request("Missing topic"))?;
     let topic = normalize_topic(raw_topic, "topic")?;
     check_topic_policy(policy, &channel, &topic)?;
-    Ok((channel, topic))
+    Ok((channel, topic, muted))
 }
 
 /// Whether `sender` may post in `channel` (messages, and typing notices): not archived, its
@@ -226,17 +231,18 @@ pub(crate) fn check_may_post(
     Ok(())
 }
 
-/// Finds the channel of a message: missing and invisible channels both read as missing.
+/// Finds the channel of a message and the sender's subscription to it: missing and invisible
+/// channels both read as missing.
 fn channel_for_send(
     conn: &mut DbConn,
     policy: &Policy,
     sender: &User,
     to: &Destination,
-) -> ActionResult<(Channel, bool)> {
+) -> ActionResult<(Channel, Option<Subscription>)> {
     match to {
         Destination::ChannelName(name) => {
             let name = parley_domain::channel::check_channel_name(name, "to")?;
-            access_channel_by_name(conn, policy, sender, &name)?.ok_or_else(|| {
+            access_channel_and_subscription_by_name(conn, policy, sender, &name)?.ok_or_else(|| {
                 RequestError::new(
                     ErrorCode::StreamDoesNotExist,
                     format!("Channel '{name}' does not exist"),
@@ -246,7 +252,7 @@ fn channel_for_send(
             })
         }
         Destination::ChannelId(id) => {
-            match crate::access::access_channel_by_id(conn, policy, sender, *id) {
+            match crate::access::access_channel_and_subscription_by_id(conn, policy, sender, *id) {
                 Ok(found) => Ok(found),
                 Err(ActionError::Request(_)) => Err(RequestError::new(
                     ErrorCode::StreamDoesNotExist,
