@@ -37,6 +37,17 @@ pub fn sqlite_memory_used() -> i64 {
     unsafe { libsqlite3_sys::sqlite3_memory_used() }
 }
 
+/// PostgreSQL's planner assumes by default that reading a page out of order costs four times
+/// reading the next one (`random_page_cost = 4`), a figure for spinning disks. A chat server's
+/// working set is in memory or on SSD, where the two cost about the same, and with 4 PostgreSQL
+/// reads a channel's newest page by walking every message's primary key backwards, filtering
+/// on the channel (3,778 rows for 100, 2.9 ms at 300,000 messages), rather than the channel's
+/// own index (100 rows, 0.6 ms). Each connection sets 1.1, the usual figure for SSDs, unless the
+/// operator chose a value (in `postgresql.conf`, for the database or role, or in the URL's
+/// `options`): only the built-in default is replaced.
+const PG_SESSION_SETTINGS: &str = "SELECT set_config('random_page_cost', '1.1', false) \
+     WHERE current_setting('random_page_cost') = '4'";
+
 /// When SQLite waits for the disk (`PRAGMA synchronous`, in WAL mode).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SqliteSynchronous {
@@ -144,9 +155,13 @@ pub fn establish_with(url: &DatabaseUrl, options: ConnOptions) -> Result<DbConn,
             ))?;
             Ok(DbConn::Sqlite(conn))
         }
-        DatabaseUrl::Postgres(raw) => PgConnection::establish(raw)
-            .map(DbConn::Pg)
-            .map_err(|e| StorageError::Connect(format!("PostgreSQL {}: {e}", url.redacted()))),
+        DatabaseUrl::Postgres(raw) => {
+            let mut conn = PgConnection::establish(raw).map_err(|e| {
+                StorageError::Connect(format!("PostgreSQL {}: {e}", url.redacted()))
+            })?;
+            conn.batch_execute(PG_SESSION_SETTINGS)?;
+            Ok(DbConn::Pg(conn))
+        }
     }
 }
 

@@ -84,3 +84,44 @@ async fn connections_postgresql_ended_are_replaced() {
             .success();
     }
 }
+
+/// Each PostgreSQL connection plans for data in memory or on SSD (`random_page_cost` 1.1
+/// instead of the built-in 4, `storage::conn`), unless the operator chose a value: here in the
+/// URL's `options`.
+#[actix_web::test]
+async fn postgresql_connections_plan_for_ssd_unless_told_otherwise() {
+    use diesel::prelude::*;
+    let Some(backend) = parley_storage::testing::Backend::available()
+        .into_iter()
+        .find(|b| matches!(b, parley_storage::testing::Backend::Postgres(_)))
+    else {
+        return;
+    };
+    let app = parley_tests::TestApp::start(backend).await;
+    #[derive(QueryableByName)]
+    struct Setting {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        value: String,
+    }
+    let cost = |url: &parley_storage::DatabaseUrl| {
+        let conn = parley_storage::conn::establish(url).unwrap();
+        let parley_storage::DbConn::Pg(mut pg) = conn else {
+            unreachable!()
+        };
+        diesel::sql_query("SELECT current_setting('random_page_cost') AS value")
+            .get_result::<Setting>(&mut pg)
+            .unwrap()
+            .value
+    };
+    let url = app.ctx.db.url().clone();
+    assert_eq!(cost(&url), "1.1");
+    let parley_storage::DatabaseUrl::Postgres(text) = &url else {
+        unreachable!()
+    };
+    let separator = if text.contains('?') { '&' } else { '?' };
+    let chosen = parley_storage::DatabaseUrl::parse(&format!(
+        "{text}{separator}options=-c%20random_page_cost%3D2"
+    ))
+    .unwrap();
+    assert_eq!(cost(&chosen), "2");
+}
