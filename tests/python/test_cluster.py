@@ -376,8 +376,11 @@ def main():
                 refused = r.json()
             else:
                 allowed += 1
+        # In PostgreSQL each node leases ten tokens at a time (docs/configuration.md), so the
+        # other nodes may hold up to nine each when one is refused; Redis is exact.
+        held = 0 if args.redis_url else 9 * (len(ports) - 1)
         check("the API allowance (200 a minute) is shared by the nodes behind the balancer",
-              refused is not None and 200 <= allowed <= 260, (allowed, refused))
+              refused is not None and 200 - held <= allowed <= 260, (allowed, refused))
         check("... refused with RATE_LIMIT_HIT and retry-after",
               refused is not None and refused.get("code") == "RATE_LIMIT_HIT"
               and 0 < refused.get("retry-after", 0) <= 1, refused)

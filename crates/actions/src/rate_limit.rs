@@ -6,12 +6,19 @@
 //! configured ([`RateLimits::in_redis`], `redis_buckets`), else in PostgreSQL
 //! ([`RateLimits::shared_in`]). When the shared store cannot be reached, each process limits
 //! in its own memory until it can.
+//!
+//! In PostgreSQL a process takes several tokens at once (a twentieth of the allowance, up to
+//! [`MAX_LEASE`]) and spends them itself, so a busy client's requests do not each wait for a
+//! statement: a lease. Tokens only ever come out of the shared bucket, so no client gets more
+//! than its allowance; a client spreading its requests over several processes may be limited
+//! up to a lease's worth early, by tokens another process holds for it.
 
 mod redis_buckets;
 
 pub use redis_buckets::{RedisBuckets, RedisUnavailable, DEFAULT_PREFIX as REDIS_KEY_PREFIX};
 
 use parley_domain::{ErrorCode, RequestError};
+use parley_storage::event_log::Taken;
 use parley_storage::Db;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -19,6 +26,9 @@ use std::time::{Duration, Instant};
 
 /// When a map holds more keys than this, full (idle) buckets are dropped, bounding memory.
 const PRUNE_ABOVE: usize = 10_000;
+
+/// The most tokens one take from a shared bucket in PostgreSQL leases to this process.
+const MAX_LEASE: u32 = 16;
 
 /// Where the buckets every process shares are kept.
 enum Store {
@@ -35,6 +45,8 @@ pub struct RateLimiter {
     buckets: Mutex<HashMap<String, Bucket>>,
     /// Where the buckets every process shares are kept, and this limit's name there.
     shared: Option<(Store, &'static str)>,
+    /// Tokens taken from the shared buckets in PostgreSQL and not spent yet, per key.
+    leased: Mutex<HashMap<String, u32>>,
 }
 
 impl std::fmt::Debug for RateLimiter {
@@ -71,6 +83,7 @@ impl RateLimiter {
             per_second: max / window.as_secs_f64().max(0.001),
             buckets: Mutex::new(HashMap::new()),
             shared: None,
+            leased: Mutex::new(HashMap::new()),
         }
     }
 
@@ -103,15 +116,22 @@ impl RateLimiter {
         let (max, per_second) = (self.max, self.per_second);
         match store {
             Store::Postgres(db) => {
+                if self.spend_leased(key) {
+                    return Ok(());
+                }
                 let bucket = format!("{name}:{key}");
+                let want = self.lease_size();
                 let taken = db
                     .run(move |conn| {
-                        parley_storage::event_log::take_token(conn, &bucket, max, per_second)
+                        parley_storage::event_log::take_tokens(conn, &bucket, max, per_second, want)
                     })
                     .await;
                 match taken {
-                    Ok(None) => Ok(()),
-                    Ok(Some(wait)) => Err(rate_limited(wait)),
+                    Ok(Taken::Tokens(granted)) => {
+                        self.lease(key, granted.saturating_sub(1));
+                        Ok(())
+                    }
+                    Ok(Taken::Wait(wait)) => Err(rate_limited(wait)),
                     Err(e) => {
                         tracing::warn!(error = %e, "shared rate limit unavailable; limiting in memory");
                         self.hit(key)
@@ -134,21 +154,51 @@ impl RateLimiter {
         };
         let max = self.max;
         match store {
-            Store::Postgres(db) => {
-                let bucket = format!("{name}:{key}");
-                let given = db
-                    .run(move |conn| parley_storage::event_log::give_token(conn, &bucket, max))
-                    .await;
-                if let Err(e) = given {
-                    tracing::warn!(error = %e, "cannot give a rate-limit token back");
-                }
-            }
+            // The token stays out of the shared bucket, leased to this process.
+            Store::Postgres(_) => self.lease(key, 1),
             Store::Redis(redis) => {
                 if redis.give(name, key, max, self.per_second).await.is_err() {
                     self.refund(key);
                 }
             }
         }
+    }
+
+    /// How many tokens a take from a shared bucket in PostgreSQL asks for: a twentieth of the
+    /// allowance, so that tokens another process holds for a client are a small part of it;
+    /// one (no lease) for small allowances such as failed logins.
+    fn lease_size(&self) -> u32 {
+        // At most MAX_LEASE, so the cast cannot truncate.
+        (self.max / 20.0).floor().clamp(1.0, f64::from(MAX_LEASE)) as u32
+    }
+
+    /// Spends one of the tokens leased for `key`, if there is one.
+    fn spend_leased(&self, key: &str) -> bool {
+        let mut leased = self.leased.lock().unwrap_or_else(|p| p.into_inner());
+        match leased.get_mut(key) {
+            Some(tokens) if *tokens > 0 => {
+                *tokens -= 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Keeps `tokens` more for `key`, up to a lease's size. Leases are dropped when too many
+    /// keys hold one (their tokens stay out of the shared buckets until those refill).
+    fn lease(&self, key: &str, tokens: u32) {
+        if tokens == 0 {
+            return;
+        }
+        let mut leased = self.leased.lock().unwrap_or_else(|p| p.into_inner());
+        if leased.len() > PRUNE_ABOVE {
+            leased.retain(|_, held| *held > 0);
+            if leased.len() > PRUNE_ABOVE {
+                leased.clear();
+            }
+        }
+        let held = leased.entry(key.to_owned()).or_insert(0);
+        *held = (*held + tokens).min(self.lease_size());
     }
 
     fn refilled(&self, bucket: Bucket, now: Instant) -> Bucket {

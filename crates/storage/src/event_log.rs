@@ -163,58 +163,58 @@ pub fn try_job_lock(conn: &mut DbConn, key: i64) -> Result<bool, StorageError> {
     )
 }
 
-/// Takes one token from the bucket `key` (at most `max` tokens, refilled at `per_second`),
-/// timed by the database's clock so that the nodes' clocks do not matter. Returns None when a
-/// token was taken, or the seconds until one will be there.
-pub fn take_token(
+/// What taking tokens from a shared bucket gave.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Taken {
+    /// This many tokens (at least one, at most the number asked for) were taken.
+    Tokens(u32),
+    /// None was there; one will be after this many seconds.
+    Wait(f64),
+}
+
+/// Takes up to `want` tokens (at least one) from the bucket `key` (at most `max` tokens, refilled
+/// at `per_second`), as many as are whole in it, timed by the database's clock so that the nodes'
+/// clocks do not matter.
+pub fn take_tokens(
     conn: &mut DbConn,
     key: &str,
     max: f64,
     per_second: f64,
-) -> Result<Option<f64>, StorageError> {
+    want: u32,
+) -> Result<Taken, StorageError> {
     let conn = pg(conn)?;
     #[derive(QueryableByName)]
     struct Bucket {
         #[diesel(sql_type = Double)]
         tokens: f64,
-        #[diesel(sql_type = Bool)]
-        allowed: bool,
+        #[diesel(sql_type = Double)]
+        granted: f64,
     }
-    // `refilled` is the bucket's content now; a token is taken when there is a whole one.
-    let bucket = diesel::sql_query(
+    // `refilled` is the bucket's content now; whole tokens are taken, up to `want`.
+    let refilled = "LEAST($2, b.tokens + (EXCLUDED.updated_ms - b.updated_ms) * $3 / 1000.0)";
+    let granted = format!("CASE WHEN {refilled} >= 1 THEN LEAST($4, floor({refilled})) ELSE 0 END");
+    let bucket = diesel::sql_query(format!(
         "WITH now AS (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::BIGINT AS ms)
-         INSERT INTO rate_limit_buckets AS b (key, tokens, updated_ms, allowed)
-         SELECT $1, $2 - 1, now.ms, TRUE FROM now
+         INSERT INTO rate_limit_buckets AS b (key, tokens, updated_ms, allowed, granted)
+         SELECT $1, $2 - LEAST($4, floor($2)), now.ms, TRUE, LEAST($4, floor($2)) FROM now
          ON CONFLICT (key) DO UPDATE SET
-           tokens = CASE
-             WHEN LEAST($2, b.tokens + (EXCLUDED.updated_ms - b.updated_ms) * $3 / 1000.0) >= 1
-             THEN LEAST($2, b.tokens + (EXCLUDED.updated_ms - b.updated_ms) * $3 / 1000.0) - 1
-             ELSE LEAST($2, b.tokens + (EXCLUDED.updated_ms - b.updated_ms) * $3 / 1000.0) END,
-           allowed =
-             LEAST($2, b.tokens + (EXCLUDED.updated_ms - b.updated_ms) * $3 / 1000.0) >= 1,
+           tokens = {refilled} - {granted},
+           granted = {granted},
+           allowed = {refilled} >= 1,
            updated_ms = EXCLUDED.updated_ms
-         RETURNING tokens, allowed",
-    )
+         RETURNING tokens, granted"
+    ))
     .bind::<Text, _>(key)
     .bind::<Double, _>(max)
     .bind::<Double, _>(per_second)
+    .bind::<Double, _>(f64::from(want.max(1)))
     .get_result::<Bucket>(conn)?;
-    Ok(match bucket.allowed {
-        true => None,
-        false => Some((1.0 - bucket.tokens) / per_second.max(f64::MIN_POSITIVE)),
+    Ok(if bucket.granted >= 1.0 {
+        // At most `want`, a u32.
+        Taken::Tokens(bucket.granted as u32)
+    } else {
+        Taken::Wait((1.0 - bucket.tokens) / per_second.max(f64::MIN_POSITIVE))
     })
-}
-
-/// Gives one token back to the bucket `key`, up to `max`.
-pub fn give_token(conn: &mut DbConn, key: &str, max: f64) -> Result<(), StorageError> {
-    let conn = pg(conn)?;
-    diesel::sql_query(
-        "UPDATE rate_limit_buckets SET tokens = LEAST($2, tokens + 1) WHERE key = $1",
-    )
-    .bind::<Text, _>(key)
-    .bind::<Double, _>(max)
-    .execute(conn)?;
-    Ok(())
 }
 
 /// Deletes buckets untouched for `idle_ms` (they are full again by then).

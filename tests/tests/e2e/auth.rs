@@ -280,3 +280,68 @@ async fn long_polls_that_follow_their_queue_never_use_the_request_allowance() {
             .error(429, "RATE_LIMIT_HIT");
     }
 }
+
+/// On PostgreSQL a process takes a twentieth of an allowance at once and spends it itself, so a
+/// busy client's requests do not each run a statement; two processes sharing one allowance
+/// never give a client more than it, and at most a lease less.
+#[actix_web::test]
+async fn on_postgresql_processes_lease_tokens_and_share_the_allowance() {
+    use diesel::prelude::*;
+    let Some(backend) = Backend::available()
+        .into_iter()
+        .find(|b| matches!(b, Backend::Postgres(_)))
+    else {
+        return;
+    };
+    let app = TestApp::start(backend).await;
+    let process = || RateLimiter::new(200, Duration::from_secs(600)).shared_in(&app.ctx.db, "t");
+    let (one, two) = (process(), process());
+    #[derive(QueryableByName)]
+    struct Row {
+        #[diesel(sql_type = diesel::sql_types::Double)]
+        tokens: f64,
+        #[diesel(sql_type = diesel::sql_types::Double)]
+        granted: f64,
+    }
+    // (tokens in the shared bucket, tokens its last take granted)
+    let shared_bucket = || async {
+        app.ctx
+            .db
+            .run(|conn| {
+                let parley_storage::DbConn::Pg(pg) = conn else {
+                    unreachable!()
+                };
+                Ok::<_, parley_storage::StorageError>(
+                    diesel::sql_query(
+                        "SELECT tokens, granted FROM rate_limit_buckets WHERE key = 't:k'",
+                    )
+                    .get_result::<Row>(pg)
+                    .map(|row| (row.tokens.floor(), row.granted))
+                    .unwrap(),
+                )
+            })
+            .await
+            .unwrap()
+    };
+    // Ten takes, one statement: the first leased ten tokens (200 / 20), and the bucket lost ten.
+    for _ in 0..10 {
+        one.take("k").await.unwrap();
+    }
+    assert_eq!(shared_bucket().await, (190.0, 10.0));
+    one.take("k").await.unwrap();
+    assert_eq!(shared_bucket().await, (180.0, 10.0));
+    // Alternating between the processes until both refuse: at most the allowance (plus what
+    // refilled meanwhile, a third of a token a second), at least the allowance less the nine
+    // tokens the other process may still hold.
+    let mut allowed = 11;
+    for _ in 0..150 {
+        for process in [&two, &one] {
+            if process.take("k").await.is_ok() {
+                allowed += 1;
+            }
+        }
+    }
+    assert!((191..=202).contains(&allowed), "{allowed} allowed");
+    let refused = one.take("k").await.unwrap_err();
+    assert_eq!(refused.code, parley_domain::ErrorCode::RateLimitHit);
+}
