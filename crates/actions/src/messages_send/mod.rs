@@ -60,43 +60,59 @@ pub struct Sent {
     pub automatic_new_visibility_policy: Option<i64>,
 }
 
-/// `POST /messages`: renders and checks the message and reads its recipients on a reading
-/// connection, then writes it in one transaction. On SQLite the checks and reads stay out of
-/// the one writer's turn, which is then spent on the writes (`prepare`, `commit`); on
-/// PostgreSQL, where transactions run side by side, everything but the rendering runs in the
-/// transaction.
+/// `POST /messages`. On SQLite it renders and checks the message and reads its recipients on a
+/// reading connection, then writes it in one transaction, so the one writer's turn is spent on
+/// the writes (`prepare`, `commit`). On PostgreSQL, where transactions run side by side,
+/// everything runs in the transaction, rendering included: one trip to a blocking thread and one
+/// connection per send rather than two, each trip costing the thread switches that dominate a
+/// send's CPU there.
 pub async fn do_send_message(
     ctx: &Context,
     sender: User,
     request: SendMessage,
 ) -> ActionResult<Sent> {
     let content = normalize_content(&request.content)?;
-    let outside = ctx.db.writes_in_turn();
-    let ctx2 = ctx.clone();
-    let (reading, sender, request, content) = ctx
-        .run(move |conn| {
-            let rendered =
-                rendering::render_message(conn, &ctx2.realm.url, ctx2.camo.as_ref(), &content);
-            let reading = match crate::realm_cache::inputs_mark().filter(|_| outside) {
-                Some(mark) => {
-                    let prepared =
-                        prepare::prepare(&ctx2, conn, &sender, &request, &content, Some(rendered))?;
-                    Reading::Outside {
-                        prepared: Box::new(prepared),
-                        mark,
-                    }
-                }
-                None => Reading::Inside(Some(rendered)),
-            };
-            Ok::<_, ActionError>((reading, sender, request, content))
-        })
-        .await?;
+    let (reading, sender, request, content) = match ctx.db.writes_in_turn() {
+        true => read_before_turn(ctx, sender, request, content).await?,
+        false => (Reading::Inside(None), sender, request, content),
+    };
     let ctx2 = ctx.clone();
     ctx.write(move |conn, events| {
         commit::commit(&ctx2, conn, events, &sender, &request, &content, reading)
     })
     .await
     .inspect(|_| metrics::counter!("parley_messages_sent_total").increment(1))
+}
+
+/// SQLite's first step: renders the message on a reading connection and, unless something a
+/// send reads is being changed, checks and reads everything else there too (`prepare`).
+async fn read_before_turn(
+    ctx: &Context,
+    sender: User,
+    request: SendMessage,
+    content: String,
+) -> ActionResult<(Reading, User, SendMessage, String)> {
+    let ctx2 = ctx.clone();
+    ctx.run(move |conn| {
+        let rendered =
+            rendering::render_message(conn, &ctx2.realm.url, ctx2.camo.as_ref(), &content);
+        let reading = match crate::realm_cache::inputs_mark() {
+            Some(mark) => Reading::Outside {
+                prepared: Box::new(prepare::prepare(
+                    &ctx2,
+                    conn,
+                    &sender,
+                    &request,
+                    &content,
+                    Some(rendered),
+                )?),
+                mark,
+            },
+            None => Reading::Inside(Some(rendered)),
+        };
+        Ok::<_, ActionError>((reading, sender, request, content))
+    })
+    .await
 }
 
 /// Sends `request` inside the caller's transaction: every check of `POST /messages`, the
