@@ -184,9 +184,8 @@ pub fn insert_spanned(
                 if bits & flags::READ != 0 {
                     crate::read_ranges::add(conn, *user, channel, id)?;
                 }
-                let sparse = bits & !crate::reader_flags::DERIVED_BITS;
-                if sparse != 0 {
-                    rows.push((user.0, sparse));
+                if let Some(row) = crate::reader_flags::covered_row(*bits) {
+                    rows.push((user.0, row));
                 }
             }
             _ => rows.push((user.0, *bits)),

@@ -84,6 +84,36 @@ backend_test! {
         assert_eq!(rows.len(), 1, "only the mentioned member has a row: {rows:?}");
         assert_eq!(rows[0].0, bob.user_id.0);
         assert!(flags(&app, &bob, mention).await.contains(&"mentioned".to_owned()));
+        // The row stores `read` set, which the ranges override: it stays out of the index of
+        // unread rows, while Bob's flags, unread count and `is:unread` still say unread.
+        assert_ne!(rows[0].1 & parley_domain::message::flags::READ, 0, "{rows:?}");
+        assert!(!flags(&app, &bob, mention).await.contains(&"read".to_owned()));
+        let unread = app
+            .get("/messages")
+            .as_user(&bob)
+            .param("anchor", "newest")
+            .param("num_before", "10")
+            .param("num_after", "0")
+            .json_param("narrow", &json!([{"operator": "is", "operand": "unread"}]))
+            .send()
+            .await
+            .success();
+        let ids: Vec<i64> = unread["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].as_i64().unwrap())
+            .collect();
+        assert_eq!(ids, vec![plain, mention]);
+        let registered = app
+            .post("/register")
+            .as_user(&bob)
+            .json_param("fetch_event_types", &json!(["message", "update_message_flags"]))
+            .send()
+            .await
+            .success();
+        assert_eq!(registered["unread_msgs"]["count"], 2);
+        assert_eq!(registered["unread_msgs"]["mentions"], json!([mention]));
 
         let everyone = app.send_to_channel(&owner, "big", "t", "@**all** look").await;
         assert!(rows_of(&app, everyone).await.is_empty(), "@all is the message's");
