@@ -33,6 +33,14 @@ impl Backend {
         backends
     }
 
+    /// PostgreSQL when `TEST_DATABASE_URL` is set, for tests of what only it does (several
+    /// processes on one database, its settings).
+    pub fn postgres() -> Option<Backend> {
+        Backend::available()
+            .into_iter()
+            .find(|b| matches!(b, Backend::Postgres(_)))
+    }
+
     /// The backend's name, for test output.
     pub fn name(&self) -> &'static str {
         match self {

@@ -287,10 +287,7 @@ async fn long_polls_that_follow_their_queue_never_use_the_request_allowance() {
 #[actix_web::test]
 async fn on_postgresql_processes_lease_tokens_and_share_the_allowance() {
     use diesel::prelude::*;
-    let Some(backend) = Backend::available()
-        .into_iter()
-        .find(|b| matches!(b, Backend::Postgres(_)))
-    else {
+    let Some(backend) = Backend::postgres() else {
         return;
     };
     let app = TestApp::start(backend).await;

@@ -15,18 +15,14 @@ use parley_tests::{Backend, Lcg, TestApp};
 use serde_json::{json, Value};
 use std::time::Duration;
 
-fn postgres() -> Option<Backend> {
-    Backend::available()
-        .into_iter()
-        .find(|b| matches!(b, Backend::Postgres(_)))
-}
-
 /// A transaction that takes its log position and then lingers before committing holds back
 /// every later writer, and a reader in the meantime sees neither: no reader can skip an entry
 /// by seeing a later one commit first.
 #[actix_web::test]
 async fn the_log_never_shows_a_later_entry_before_an_earlier_one() {
-    let Some(backend) = postgres() else { return };
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
     let app = TestApp::start(backend).await;
     let db = app.ctx.db.clone();
     let start = db.run(event_log::head).await.unwrap();
@@ -76,7 +72,9 @@ async fn the_log_never_shows_a_later_entry_before_an_earlier_one() {
 /// exactly once and in the same order (the log's).
 #[actix_web::test]
 async fn concurrent_writers_on_several_nodes_are_seen_in_one_order_everywhere() {
-    let Some(backend) = postgres() else { return };
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
     let nodes = TestApp::start_cluster(backend, 3).await;
     let first = &nodes[0];
     let mut people = Vec::new();
@@ -176,7 +174,9 @@ async fn wait_for_messages(
 /// a fresh snapshot.
 #[actix_web::test]
 async fn snapshot_plus_events_holds_with_actions_and_queues_on_every_node() {
-    let Some(backend) = postgres() else { return };
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
     let nodes = TestApp::start_cluster(backend, 3).await;
     let first = &nodes[0];
     let watcher = first
@@ -254,7 +254,9 @@ async fn snapshot_plus_events_holds_with_actions_and_queues_on_every_node() {
 /// A poll for a queue whose node is gone is answered BAD_EVENT_QUEUE_ID by any node.
 #[actix_web::test]
 async fn a_queue_of_a_node_that_is_gone_is_a_bad_queue() {
-    let Some(backend) = postgres() else { return };
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
     let nodes = TestApp::start_cluster(backend, 2).await;
     let owner = nodes[0].owner.clone();
     nodes[0]
@@ -280,7 +282,9 @@ async fn message_queue(node: &TestApp, owner: &parley_tests::Account) -> String 
 /// no event, whichever node it reaches next.
 #[actix_web::test]
 async fn a_stopping_node_hands_its_queues_over() {
-    let Some(backend) = postgres() else { return };
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
     let mut nodes = TestApp::start_cluster(backend, 3).await;
     let owner = nodes[0].owner.clone();
     let doomed = nodes.remove(2);
@@ -321,7 +325,9 @@ async fn a_stopping_node_hands_its_queues_over() {
 /// cancel answers that it does not exist).
 #[actix_web::test]
 async fn scheduled_messages_and_reminders_are_sent_once_with_every_node_ticking() {
-    let Some(backend) = postgres() else { return };
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
     let nodes = TestApp::start_cluster(backend, 3).await;
     let first = &nodes[0];
     let watcher = first
@@ -573,7 +579,9 @@ async fn scheduled_messages_and_reminders_are_sent_once_with_every_node_ticking(
 /// that went out.
 #[actix_web::test]
 async fn a_cancel_racing_the_send_is_refused_once_the_message_went_out() {
-    let Some(backend) = postgres() else { return };
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
     let nodes = TestApp::start_cluster(backend, 2).await;
     let owner = nodes[0].owner.clone();
     nodes[0]
@@ -657,7 +665,9 @@ fn now() -> i64 {
 /// hand-over, rather than telling the client its queue is gone.
 #[actix_web::test]
 async fn a_poll_that_cannot_reach_a_stopping_node_waits_for_the_hand_over() {
-    let Some(backend) = postgres() else { return };
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
     let mut nodes = TestApp::start_cluster(backend, 3).await;
     let owner = nodes[0].owner.clone();
     let doomed = nodes.remove(2);
@@ -707,7 +717,9 @@ async fn a_poll_that_cannot_reach_a_stopping_node_waits_for_the_hand_over() {
 #[actix_web::test]
 async fn polls_racing_a_hand_over_all_find_their_queues() {
     const QUEUES: usize = 240;
-    let Some(backend) = postgres() else { return };
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
     let mut nodes = TestApp::start_cluster(backend, 3).await;
     let owner = nodes[0].owner.clone();
     let doomed = nodes.remove(2);

@@ -27,10 +27,7 @@ backend_test! {
 async fn connections_postgresql_ended_are_replaced() {
     use diesel::connection::SimpleConnection;
     use diesel::Connection;
-    let Some(backend) = parley_storage::testing::Backend::available()
-        .into_iter()
-        .find(|b| matches!(b, parley_storage::testing::Backend::Postgres(_)))
-    else {
+    let Some(backend) = parley_storage::testing::Backend::postgres() else {
         return;
     };
     let app = parley_tests::TestApp::start(backend).await;
@@ -47,42 +44,33 @@ async fn connections_postgresql_ended_are_replaced() {
             .unwrap();
     };
     let open = |app: &parley_tests::TestApp| app.ctx.db.pool_use().open;
-    app.get("/users/me")
-        .as_user(&app.owner)
-        .send()
-        .await
-        .success();
+    // How many of `n` requests fail.
+    let failures = |n: usize| {
+        let app = &app;
+        async move {
+            let mut failed = 0;
+            for _ in 0..n {
+                if app.get("/users/me").as_user(&app.owner).send().await.status != 200 {
+                    failed += 1;
+                }
+            }
+            failed
+        }
+    };
+    assert_eq!(failures(1).await, 0);
     // Idle for longer than a use vouches for a connection: every request succeeds.
     end_pool();
     tokio::time::sleep(std::time::Duration::from_millis(1_200)).await;
-    for _ in 0..10 {
-        app.get("/users/me")
-            .as_user(&app.owner)
-            .send()
-            .await
-            .success();
-    }
+    assert_eq!(failures(10).await, 0);
     // Ended right after use: each connection fails at most one request, then is replaced.
     end_pool();
-    let mut failed = 0;
-    for _ in 0..30 {
-        let response = app.get("/users/me").as_user(&app.owner).send().await;
-        if response.status != 200 {
-            failed += 1;
-        }
-    }
+    let failed = failures(30).await;
     assert!(
         failed <= open(&app),
         "{failed} requests failed with {} connections open",
         open(&app)
     );
-    for _ in 0..10 {
-        app.get("/users/me")
-            .as_user(&app.owner)
-            .send()
-            .await
-            .success();
-    }
+    assert_eq!(failures(10).await, 0);
 }
 
 /// Each PostgreSQL connection plans for data in memory or on SSD (`random_page_cost` 1.1
@@ -91,10 +79,7 @@ async fn connections_postgresql_ended_are_replaced() {
 #[actix_web::test]
 async fn postgresql_connections_plan_for_ssd_unless_told_otherwise() {
     use diesel::prelude::*;
-    let Some(backend) = parley_storage::testing::Backend::available()
-        .into_iter()
-        .find(|b| matches!(b, parley_storage::testing::Backend::Postgres(_)))
-    else {
+    let Some(backend) = parley_storage::testing::Backend::postgres() else {
         return;
     };
     let app = parley_tests::TestApp::start(backend).await;

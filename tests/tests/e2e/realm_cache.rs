@@ -102,12 +102,6 @@ backend_test! {
     }
 }
 
-fn postgres() -> Option<Backend> {
-    Backend::available()
-        .into_iter()
-        .find(|b| matches!(b, Backend::Postgres(_)))
-}
-
 /// Waits until `node` has delivered an event of `kind` to the queue.
 async fn wait_for_event(node: &TestApp, who: &Account, queue: &str, kind: &str) {
     for _ in 0..100 {
@@ -123,7 +117,9 @@ async fn wait_for_event(node: &TestApp, who: &Account, queue: &str, kind: &str) 
 /// through node 0 apply on node 1 once node 1 has delivered their events.
 #[actix_web::test]
 async fn another_nodes_changes_apply_once_their_event_arrived() {
-    let Some(backend) = postgres() else { return };
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
     let nodes = TestApp::start_cluster(backend, 2).await;
     let (zero, one) = (&nodes[0], &nodes[1]);
     let ann = zero
