@@ -1,6 +1,6 @@
 //! What every action needs: the database and where the organization lives.
 
-use crate::error::ActionResult;
+use crate::error::{ActionError, ActionResult};
 use crate::file_store::{FileStore, MemoryFileStore};
 use crate::mail::{Mailer, MemoryMailer};
 use crate::publish::{EventHub, Events};
@@ -150,25 +150,35 @@ impl Context {
         R: Send + 'static,
     {
         let _turn = self.events.shared().await;
-        let logs = self.events.logs();
+        let origin = self.events.log_origin();
         let cache = Arc::clone(self.events.realm_cache());
         // Outlives the commit: a change of the organization cache ends after it.
         let change = Arc::new(ChangeSlot::default());
         let slot = Arc::clone(&change);
-        let (result, events, position) = self
-            .db
-            .transaction(move |conn| {
-                crate::realm_cache::scoped(&cache, &slot, || {
-                    let mut events = Events::default();
-                    let result = f(conn, &mut events)?;
-                    // With an event log, the events are appended last, in this transaction.
-                    let position = crate::publish::append(conn, logs, &events.0)?;
-                    Ok::<_, crate::error::ActionError>((result, events, position))
+        let (db, hub) = (self.db.clone(), Arc::clone(&self.events));
+        // A task of its own, so that the committed entry is handed to this process's follower
+        // even if the request is dropped while the transaction runs.
+        let (result, events, position) = tokio::spawn(async move {
+            let committed = db
+                .transaction(move |conn| {
+                    crate::realm_cache::scoped(&cache, &slot, || {
+                        let mut events = Events::default();
+                        let result = f(conn, &mut events)?;
+                        // With an event log, the events are appended last, in this transaction.
+                        let position = crate::publish::append(conn, origin.as_deref(), &events.0)?;
+                        Ok::<_, ActionError>((result, Arc::new(events.0), position))
+                    })
                 })
-            })
-            .await?;
-        crate::outgoing_webhooks::after_commit(self, &events.0);
-        self.events.committed(events.0, position).await;
+                .await;
+            if let Ok((_, events, position)) = &committed {
+                hub.hand_over(*position, events);
+            }
+            committed
+        })
+        .await
+        .map_err(|e| ActionError::Internal(format!("a write task failed: {e}")))??;
+        crate::outgoing_webhooks::after_commit(self, &events);
+        self.events.committed(events, position).await;
         drop(change);
         Ok(result)
     }

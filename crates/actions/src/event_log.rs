@@ -1,12 +1,16 @@
 //! Following the event log (PostgreSQL, several server processes): each process delivers every
 //! entry of the log to its own queues, in the log's order, exactly once.
 //!
-//! - A **follower task** reads the entries after the position this process has delivered and
-//!   hands them to the engine. It is woken by this process's own commits, by PostgreSQL's
-//!   `NOTIFY` (a listener thread), and every [`FALLBACK_POLL`] in case a notification was
-//!   missed; since it reads the log itself rather than trusting notifications, a process that
-//!   missed notifications or lost its connection catches up, and the engine ignores an entry
-//!   it has delivered already.
+//! - A **follower task** hands the entries after the position this process has delivered to
+//!   the engine, in order. The entries this process appended it has in memory once they
+//!   committed ([`LogFollower::hand_over`]), so it delivers them without reading
+//!   them back: a send's entry names each recipient, and reading it back cost two statements,
+//!   the entry's transfer and its decoding per write. It reads the log when another process
+//!   appended (PostgreSQL's `NOTIFY`, whose payload names the appending process, heard by a
+//!   listener thread), when an entry it holds follows one it does not, and every
+//!   [`FALLBACK_POLL`] in case a notification was missed; since it reads the log itself rather
+//!   than trusting notifications, a process that missed notifications or lost its connection
+//!   catches up, and the engine ignores an entry it has delivered already.
 //! - A **heartbeat task** records in `cluster_nodes` that this process is alive, where it is
 //!   reached and how far it has delivered; one process at a time (an advisory lock) forgets
 //!   processes that went silent and prunes entries every live process has delivered.
@@ -18,7 +22,8 @@ use crate::error::{ActionError, ActionResult};
 use parley_events::{Engine, Event, QueueOptions};
 use parley_storage::cluster::QueueWhereabouts;
 use parley_storage::{cluster, event_log, DatabaseUrl, Db, StorageError};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{watch, Notify};
@@ -96,6 +101,13 @@ struct Inner {
     db: Db,
     node: NodeIdentity,
     wake: Arc<Notify>,
+    /// Set when another process appended (or the listener reconnected): the follower reads the
+    /// log on its next round.
+    others_appended: Arc<AtomicBool>,
+    /// This process's committed entries not yet delivered, by position.
+    own: Arc<OwnEntries>,
+    /// How many entries the follower read from the log (the others came from memory).
+    read_from_log: Arc<AtomicU64>,
     delivered: Arc<watch::Sender<i64>>,
     stop: Arc<AtomicBool>,
     started: AtomicBool,
@@ -135,6 +147,9 @@ impl LogFollower {
                 db,
                 node,
                 wake: Arc::new(Notify::new()),
+                others_appended: Arc::new(AtomicBool::new(true)),
+                own: Arc::default(),
+                read_from_log: Arc::default(),
                 delivered: Arc::new(delivered),
                 stop: Arc::new(AtomicBool::new(false)),
                 started: AtomicBool::new(false),
@@ -185,13 +200,16 @@ impl LogFollower {
         }
         self.inner.delivered.send_replace(engine.position());
         self.inner.started.store(true, Ordering::Release);
-        let follower = tokio::spawn(follow(
+        let follower = tokio::spawn(follow(Follower {
             engine,
-            Arc::clone(&self.inner.realm_cache),
-            self.inner.db.clone(),
-            Arc::clone(&self.inner.wake),
-            Arc::clone(&self.inner.delivered),
-        ));
+            realm_cache: Arc::clone(&self.inner.realm_cache),
+            db: self.inner.db.clone(),
+            wake: Arc::clone(&self.inner.wake),
+            others_appended: Arc::clone(&self.inner.others_appended),
+            own: Arc::clone(&self.inner.own),
+            read_from_log: Arc::clone(&self.inner.read_from_log),
+            delivered: Arc::clone(&self.inner.delivered),
+        }));
         let heartbeat = tokio::spawn(heartbeat(
             self.inner.engine.clone(),
             self.inner.db.clone(),
@@ -204,23 +222,40 @@ impl LogFollower {
         if let DatabaseUrl::Postgres(url) = self.inner.db.url() {
             let url = url.clone();
             let wake = Arc::clone(&self.inner.wake);
+            let others = Arc::clone(&self.inner.others_appended);
             let stop = Arc::clone(&self.inner.stop);
+            let me = self.inner.node.node_id.clone();
             std::thread::Builder::new()
                 .name("parley-listen".into())
-                .spawn(move || listen(&url, &wake, &stop))
+                .spawn(move || listen(&url, &me, &wake, &others, &stop))
                 .map_err(|e| ActionError::Internal(format!("cannot start the listener: {e}")))?;
         }
         Ok(())
     }
 
+    /// Hands the follower `events`, the entry this process appended at `position` and has just
+    /// committed, to deliver without reading it back. Before [`LogFollower::start`] (while the
+    /// server starts) there are no queues to deliver to.
+    pub fn hand_over(&self, position: i64, events: Arc<Vec<Event>>) {
+        if !self.inner.started.load(Ordering::Acquire) {
+            return;
+        }
+        self.inner.own.insert(position, events);
+        self.inner.wake.notify_one();
+    }
+
+    /// How many entries this process's follower read from the log: other processes' entries,
+    /// and its own only when it did not have them in memory.
+    pub fn entries_read_from_log(&self) -> u64 {
+        self.inner.read_from_log.load(Ordering::Relaxed)
+    }
+
     /// Returns once this process has delivered the entry at `position` (or after
     /// [`DELIVERY_WAIT`], logged: the entry is committed and will be delivered).
-    /// Before [`LogFollower::start`] (while the server starts) there are no queues to wait for.
     pub async fn wait_delivered(&self, position: i64) {
         if !self.inner.started.load(Ordering::Acquire) {
             return;
         }
-        self.inner.wake.notify_one();
         let mut delivered = self.inner.delivered.subscribe();
         let waited = tokio::time::timeout(DELIVERY_WAIT, delivered.wait_for(|p| *p >= position));
         if waited.await.is_err() {
@@ -422,46 +457,124 @@ async fn read_entries(db: &Db, from: i64, limit: i64) -> ActionResult<Vec<(i64, 
         .await?)
 }
 
-/// The follower task: delivers every new entry, in order, whenever woken.
-async fn follow(
+/// This process's committed entries that its follower has not delivered yet, by position.
+#[derive(Default)]
+struct OwnEntries(Mutex<BTreeMap<i64, Arc<Vec<Event>>>>);
+
+impl OwnEntries {
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<i64, Arc<Vec<Event>>>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn insert(&self, position: i64, events: Arc<Vec<Event>>) {
+        self.lock().insert(position, events);
+    }
+
+    /// The entry right after `position`, if this process appended it; forgets every entry at
+    /// or before `position` (delivered from the log meanwhile).
+    fn next_after(&self, position: i64) -> Option<Arc<Vec<Event>>> {
+        let mut own = self.lock();
+        while let Some(entry) = own.first_entry() {
+            match *entry.key() {
+                seq if seq <= position => drop(entry.remove()),
+                seq if seq == position + 1 => return Some(entry.remove()),
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// Whether an entry this process holds follows one it does not (another process's, which
+    /// committed before it and is in the log).
+    fn waits_for_others(&self, position: i64) -> bool {
+        self.lock()
+            .first_key_value()
+            .is_some_and(|(seq, _)| *seq > position + 1)
+    }
+}
+
+/// What the follower task works with.
+struct Follower {
     engine: Engine,
     realm_cache: Arc<crate::realm_cache::RealmCache>,
     db: Db,
     wake: Arc<Notify>,
+    others_appended: Arc<AtomicBool>,
+    own: Arc<OwnEntries>,
+    read_from_log: Arc<AtomicU64>,
     delivered: Arc<watch::Sender<i64>>,
-) {
+}
+
+/// The follower task: delivers every new entry, in order, whenever woken.
+async fn follow(follower: Follower) {
+    let mut read_log = true;
     loop {
-        catch_up(&engine, &realm_cache, &db, &delivered).await;
-        tokio::select! {
-            _ = wake.notified() => {}
-            _ = tokio::time::sleep(FALLBACK_POLL) => {}
-        }
+        follower.catch_up(read_log).await;
+        read_log = tokio::select! {
+            _ = follower.wake.notified() => follower.others_appended.swap(false, Ordering::AcqRel),
+            _ = tokio::time::sleep(FALLBACK_POLL) => true,
+        };
     }
 }
 
-/// Delivers everything after the engine's position.
-async fn catch_up(
-    engine: &Engine,
-    realm_cache: &crate::realm_cache::RealmCache,
-    db: &Db,
-    delivered: &watch::Sender<i64>,
-) {
-    loop {
-        let from = engine.position();
-        let batch = match read_entries(db, from, BATCH).await {
+impl Follower {
+    /// Delivers everything after the engine's position that this process holds, reading the
+    /// log too when `read_log` or when what it holds cannot be delivered without the log.
+    async fn catch_up(&self, mut read_log: bool) {
+        loop {
+            self.deliver_own();
+            if !read_log && !self.own.waits_for_others(self.engine.position()) {
+                return;
+            }
+            match self.deliver_from_log().await {
+                Some(true) => {}
+                Some(false) => read_log = false,
+                None => return,
+            }
+        }
+    }
+
+    /// Delivers the entries right after the engine's position that this process holds.
+    fn deliver_own(&self) {
+        let mut count = 0;
+        loop {
+            let position = self.engine.position();
+            let Some(events) = self.own.next_after(position) else {
+                break;
+            };
+            self.deliver(position + 1, &events);
+            count += 1;
+        }
+        if count > 0 {
+            metrics::counter!("parley_event_log_entries_delivered_total").increment(count);
+            self.delivered.send_replace(self.engine.position());
+        }
+    }
+
+    /// Before the queues get an entry, the cache forgets what it changed: a client that sees
+    /// the event and asks again finds the change applied.
+    fn deliver(&self, seq: i64, events: &[Event]) {
+        self.realm_cache.note_delivered(events);
+        self.engine.deliver_logged(seq, events);
+    }
+
+    /// Reads and delivers one batch of the log after the engine's position: Some(true) when the
+    /// batch was full (more may follow), Some(false) when it was not, None when nothing could
+    /// be read.
+    async fn deliver_from_log(&self) -> Option<bool> {
+        let from = self.engine.position();
+        let batch = match read_entries(&self.db, from, BATCH).await {
             Ok(batch) => batch,
             Err(e) => {
                 tracing::warn!(error = %e, "cannot read the event log");
                 tokio::time::sleep(Duration::from_millis(200)).await;
-                return;
+                return None;
             }
         };
-        let Some((first, _)) = batch.first() else {
-            return;
-        };
+        let (first, _) = batch.first()?;
         if *first != from + 1 {
             // Entries this process never delivered were pruned: it was taken for dead.
-            let dropped = engine.drop_all_queues();
+            let dropped = self.engine.drop_all_queues();
             tracing::error!(
                 from,
                 first,
@@ -469,31 +582,31 @@ async fn catch_up(
                 "event log entries were pruned before this process delivered them; its clients re-register"
             );
         }
-        let full = batch.len() as i64 >= BATCH;
         for (seq, events) in &batch {
-            // Before the queues get it: a client that sees the event and asks again finds the
-            // change applied.
-            realm_cache.note_delivered(events);
-            engine.deliver_logged(*seq, events);
+            self.deliver(*seq, events);
         }
+        self.read_from_log
+            .fetch_add(batch.len() as u64, Ordering::Relaxed);
         metrics::counter!("parley_event_log_entries_delivered_total").increment(batch.len() as u64);
-        delivered.send_replace(engine.position());
-        if !full {
-            return;
-        }
+        self.delivered.send_replace(self.engine.position());
+        Some(batch.len() as i64 >= BATCH)
     }
 }
 
-/// The listener thread: wakes the follower when PostgreSQL notifies an append, reconnecting
-/// (and waking it, to catch up) when the connection is lost.
-fn listen(url: &str, wake: &Notify, stop: &AtomicBool) {
+/// The listener thread: wakes the follower to read the log when PostgreSQL notifies another
+/// process's append, reconnecting (and waking it, to catch up) when the connection is lost.
+fn listen(url: &str, me: &str, wake: &Notify, others: &AtomicBool, stop: &AtomicBool) {
+    let read_log = || {
+        others.store(true, Ordering::Release);
+        wake.notify_one();
+    };
     while !stop.load(Ordering::Relaxed) {
         match event_log::Listener::connect(url) {
             Ok(mut listener) => {
-                wake.notify_one();
+                read_log();
                 while !stop.load(Ordering::Relaxed) {
-                    match listener.poll() {
-                        Ok(true) => wake.notify_one(),
+                    match listener.poll(me) {
+                        Ok(true) => read_log(),
                         Ok(false) => {}
                         Err(e) => {
                             tracing::warn!(error = %e, "the event log listener lost its connection");
@@ -505,7 +618,7 @@ fn listen(url: &str, wake: &Notify, stop: &AtomicBool) {
             }
             Err(e) => tracing::warn!(error = %e, "cannot listen for event log entries"),
         }
-        wake.notify_one();
+        read_log();
         std::thread::sleep(Duration::from_secs(1));
     }
 }

@@ -122,18 +122,27 @@ impl EventHub {
         }
     }
 
-    /// Whether transactions append their events to the log.
-    pub(crate) fn logs(&self) -> bool {
-        self.log.is_some()
+    /// With a log, the node transactions append their events as (this process); None when
+    /// events are published in process.
+    pub(crate) fn log_origin(&self) -> Option<String> {
+        self.log.as_ref().map(|log| log.node().node_id.clone())
     }
 
-    /// After the commit: with a log, waits until this process has delivered the entry the
-    /// transaction appended (so a client reading its own queue right after sees its change);
-    /// without one, publishes the events.
-    pub(crate) async fn committed(&self, events: Vec<Event>, position: Option<i64>) {
+    /// Right after the commit, with a log: hands this process's follower the entry the
+    /// transaction appended at `position`, which it then delivers without reading it back.
+    pub(crate) fn hand_over(&self, position: Option<i64>, events: &Arc<Vec<Event>>) {
+        if let (Some(log), Some(position)) = (&self.log, position) {
+            log.hand_over(position, Arc::clone(events));
+        }
+    }
+
+    /// After the commit (and [`EventHub::hand_over`]): with a log, waits until this process
+    /// has delivered the entry the transaction appended (so a client reading its own queue
+    /// right after sees its change); without one, publishes the events.
+    pub(crate) async fn committed(&self, events: Arc<Vec<Event>>, position: Option<i64>) {
         match (&self.log, position) {
             (Some(log), Some(position)) => log.wait_delivered(position).await,
-            _ => self.publish(events),
+            _ => self.publish(Arc::try_unwrap(events).unwrap_or_else(|shared| (*shared).clone())),
         }
     }
 
@@ -148,29 +157,36 @@ impl EventHub {
             self.publish(events);
             return;
         }
+        let origin = self.log_origin();
         let appended = db
-            .transaction(move |conn| append(conn, true, &events))
+            .transaction(move |conn| {
+                let position = append(conn, origin.as_deref(), &events)?;
+                Ok::<_, StorageError>((position, Arc::new(events)))
+            })
             .await;
         match appended {
-            Ok(position) => self.committed(Vec::new(), position).await,
+            Ok((position, events)) => {
+                self.hand_over(position, &events);
+                self.committed(events, position).await
+            }
             Err(e) => tracing::warn!(error = %e, "cannot append transient events to the log"),
         }
     }
 }
 
-/// Appends `events` to the log in the caller's transaction when `logs`, returning the entry's
-/// position; nothing (None) without a log or without events.
+/// Appends `events` to the log in the caller's transaction as node `origin` (None: there is no
+/// log), returning the entry's position; nothing (None) without a log or without events.
 pub(crate) fn append(
     conn: &mut DbConn,
-    logs: bool,
+    origin: Option<&str>,
     events: &[Event],
 ) -> Result<Option<i64>, StorageError> {
-    if !logs || events.is_empty() {
+    let Some(origin) = origin.filter(|_| !events.is_empty()) else {
         return Ok(None);
-    }
+    };
     let text = serde_json::to_string(events)
         .map_err(|e| StorageError::Task(format!("cannot serialize events: {e}")))?;
-    parley_storage::event_log::append(conn, &text, crate::time::now()).map(Some)
+    parley_storage::event_log::append(conn, &text, crate::time::now(), origin).map(Some)
 }
 
 /// The events a transaction caused, published once it commits.

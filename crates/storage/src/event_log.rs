@@ -56,23 +56,66 @@ pub struct Entry {
 }
 
 /// Appends one entry in the caller's transaction and returns its position; wakes every node
-/// (`NOTIFY`, sent when the transaction commits). Call it last in the transaction: from here
-/// to the commit, other appending transactions wait.
-pub fn append(conn: &mut DbConn, events: &str, now: i64) -> Result<i64, StorageError> {
+/// (`NOTIFY`, sent when the transaction commits, its payload `origin`: the appending node,
+/// which delivers its own entries without reading them back, see [`Listener::poll`]). Call it
+/// last in the transaction: from here to the commit, other appending transactions wait.
+pub fn append(
+    conn: &mut DbConn,
+    events: &str,
+    now: i64,
+    origin: &str,
+) -> Result<i64, StorageError> {
     let conn = pg(conn)?;
-    // One statement, one round trip: the head's lock is held from here to the commit, so every
-    // round trip after taking it would lengthen every writer's wait.
-    Ok(diesel::sql_query(format!(
-        "WITH head AS (UPDATE event_log_head SET seq = seq + 1 WHERE id = 1 RETURNING seq), \
-         entry AS (INSERT INTO event_log (seq, events, created_at) \
-           SELECT seq, $1, $2 FROM head RETURNING seq) \
-         SELECT entry.seq FROM entry, pg_notify('{CHANNEL}', '') AS notified"
-    ))
-    .bind::<Text, _>(events)
-    .bind::<BigInt, _>(now)
-    .get_result::<Seq>(conn)?
-    .seq)
+    Ok(Append {
+        events,
+        now,
+        origin,
+    }
+    .get_result::<i64>(conn)?)
 }
+
+/// [`append`]'s statement. One statement, one round trip: the head's lock is held from here to
+/// the commit, so every round trip after taking it would lengthen every writer's wait. Its own
+/// query type rather than `sql_query`, which diesel never keeps prepared: this way PostgreSQL
+/// parses and plans it once per connection instead of on every write.
+#[derive(Debug, Clone, Copy)]
+struct Append<'a> {
+    events: &'a str,
+    now: i64,
+    origin: &'a str,
+}
+
+impl diesel::query_builder::QueryId for Append<'_> {
+    type QueryId = Append<'static>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl diesel::query_builder::Query for Append<'_> {
+    type SqlType = BigInt;
+}
+
+impl diesel::query_builder::QueryFragment<diesel::pg::Pg> for Append<'_> {
+    fn walk_ast<'b>(
+        &'b self,
+        mut out: diesel::query_builder::AstPass<'_, 'b, diesel::pg::Pg>,
+    ) -> QueryResult<()> {
+        out.push_sql(
+            "WITH head AS (UPDATE event_log_head SET seq = seq + 1 WHERE id = 1 RETURNING seq), \
+             entry AS (INSERT INTO event_log (seq, events, created_at) SELECT seq, ",
+        );
+        out.push_bind_param::<Text, _>(&self.events)?;
+        out.push_sql(", ");
+        out.push_bind_param::<BigInt, _>(&self.now)?;
+        out.push_sql(" FROM head RETURNING seq) SELECT entry.seq FROM entry, pg_notify('");
+        out.push_sql(CHANNEL);
+        out.push_sql("', ");
+        out.push_bind_param::<Text, _>(&self.origin)?;
+        out.push_sql(") AS notified");
+        Ok(())
+    }
+}
+
+impl diesel::query_dsl::RunQueryDsl<PgConnection> for Append<'_> {}
 
 /// The position of the newest entry (0 when none was ever appended).
 pub fn head(conn: &mut DbConn) -> Result<i64, StorageError> {
@@ -242,14 +285,14 @@ impl Listener {
         Ok(Listener { conn })
     }
 
-    /// Whether notifications arrived since the last call (without waiting); an error means the
-    /// connection is lost.
-    pub fn poll(&mut self) -> Result<bool, StorageError> {
-        let mut any = false;
+    /// Whether entries appended by a node other than `me` were notified since the last call
+    /// (without waiting); an error means the connection is lost. A notification without an
+    /// origin (from an earlier version) counts as another node's.
+    pub fn poll(&mut self, me: &str) -> Result<bool, StorageError> {
+        let mut others = false;
         for notification in self.conn.notifications_iter() {
-            notification?;
-            any = true;
+            others |= notification?.payload != me;
         }
-        Ok(any)
+        Ok(others)
     }
 }

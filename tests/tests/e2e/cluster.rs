@@ -31,7 +31,7 @@ async fn the_log_never_shows_a_later_entry_before_an_earlier_one() {
         let db = db.clone();
         tokio::spawn(async move {
             db.transaction(|conn| {
-                let seq = event_log::append(conn, "[]", 0)?;
+                let seq = event_log::append(conn, "[]", 0, "test")?;
                 std::thread::sleep(Duration::from_millis(300));
                 Ok::<_, parley_storage::StorageError>(seq)
             })
@@ -44,7 +44,7 @@ async fn the_log_never_shows_a_later_entry_before_an_earlier_one() {
     let fast = {
         let db = db.clone();
         tokio::spawn(async move {
-            db.transaction(|conn| event_log::append(conn, "[]", 0))
+            db.transaction(|conn| event_log::append(conn, "[]", 0, "test"))
                 .await
                 .unwrap()
         })
@@ -761,4 +761,82 @@ async fn polls_racing_a_hand_over_all_find_their_queues() {
         "{} of {QUEUES} polls lost their queue: {lost:?}",
         lost.len()
     );
+}
+
+/// A process delivers the entries it appended from memory, without reading them back from the
+/// log (a send's entry names every recipient); and a request dropped while its transaction
+/// runs still hands its entry over, so the event is not left for the follower's next read of
+/// the log (up to a second later).
+#[actix_web::test]
+async fn a_process_delivers_its_own_entries_without_reading_them_back() {
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
+    let app = TestApp::start(backend).await;
+    let reader = app
+        .create_user("reader@parley.test", "Reader", Role::Member)
+        .await;
+    app.create_channel(&app.owner, "quiet", &[&reader], &[])
+        .await;
+    let queue = message_queue(&app, &reader).await;
+    let log = app.ctx.events.log().unwrap();
+    let before = log.entries_read_from_log();
+    let mut sent = Vec::new();
+    for i in 0..20 {
+        sent.push(
+            app.send_to_channel(&app.owner, "quiet", "t", &format!("m{i}"))
+                .await,
+        );
+    }
+    assert_eq!(wait_for_messages(&app, &reader, &queue, 20).await, sent);
+    let read = log.entries_read_from_log() - before;
+    // The follower's periodic read can come between a commit and its hand-over, rarely.
+    assert!(read <= 2, "{read} of 20 entries were read back from the log");
+
+    // Requests dropped after ever longer delays, until one was dropped with its message
+    // committed: that message's event still comes from memory.
+    let before = log.entries_read_from_log();
+    let mut dropped = None;
+    for delay in (0..40).map(|i| Duration::from_micros(250 * (i + 1))) {
+        let content = format!("dropped after {delay:?}");
+        let request = app
+            .post("/messages")
+            .as_user(&app.owner)
+            .param("type", "stream")
+            .param("to", "quiet")
+            .param("topic", "t")
+            .param("content", &content)
+            .send();
+        if tokio::time::timeout(delay, request).await.is_ok() {
+            continue;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let found = app
+            .get("/messages")
+            .as_user(&app.owner)
+            .param("anchor", "newest")
+            .param("num_before", "1")
+            .param("num_after", "0")
+            .send()
+            .await
+            .success();
+        let newest = &found["messages"][0];
+        if newest["content"].as_str().unwrap_or("").contains(&content) {
+            dropped = newest["id"].as_i64();
+            break;
+        }
+    }
+    let dropped = dropped.expect("no request was dropped with its message committed");
+    let mut arrived = false;
+    for _ in 0..100 {
+        let events = app.events(&reader, &queue, -1).await;
+        arrived = events.iter().any(|e| e["message"]["id"] == dropped);
+        if arrived {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(arrived, "the dropped request's event arrived");
+    let read = log.entries_read_from_log() - before;
+    assert_eq!(read, 0, "entries read back from the log");
 }
