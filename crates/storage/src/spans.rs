@@ -21,7 +21,21 @@ const SPANS_LOCK: i64 = 0x0073_7061_6e73;
 /// the message without having been told of it (or the reverse for an unsubscription). Shared:
 /// sends do not wait for each other. On SQLite writes take turns, so nothing is needed.
 fn hold_for_send(conn: &mut DbConn) -> Result<(), StorageError> {
-    advisory_lock(conn, "pg_advisory_xact_lock_shared")
+    if let DbConn::Pg(pg) = conn {
+        diesel::select(pg_advisory_xact_lock_shared(SPANS_LOCK)).execute(pg)?;
+    }
+    Ok(())
+}
+
+// Through diesel's query builder, so that the statements stay prepared (unlike `sql_query`'s).
+// They return `void`, declared `Bool` here: the statements are executed, never decoded.
+diesel::define_sql_function! {
+    /// PostgreSQL's shared transaction-scoped advisory lock.
+    fn pg_advisory_xact_lock_shared(key: diesel::sql_types::BigInt) -> diesel::sql_types::Bool;
+}
+diesel::define_sql_function! {
+    /// PostgreSQL's exclusive transaction-scoped advisory lock.
+    fn pg_advisory_xact_lock(key: diesel::sql_types::BigInt) -> diesel::sql_types::Bool;
 }
 
 /// The recipients of a message sent to the channel now: the users with an open span, read after
@@ -41,12 +55,8 @@ pub fn recipients_for_send(
 /// by every span change before it reads [`next_message_id`] (see [`hold_for_send`]). One lock for
 /// all channels, so that two changes of several channels cannot wait for each other.
 fn hold_for_change(conn: &mut DbConn) -> Result<(), StorageError> {
-    advisory_lock(conn, "pg_advisory_xact_lock")
-}
-
-fn advisory_lock(conn: &mut DbConn, function: &str) -> Result<(), StorageError> {
     if let DbConn::Pg(pg) = conn {
-        diesel::sql_query(format!("SELECT {function}({SPANS_LOCK})")).execute(pg)?;
+        diesel::select(pg_advisory_xact_lock(SPANS_LOCK)).execute(pg)?;
     }
     Ok(())
 }
