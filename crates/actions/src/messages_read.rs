@@ -95,6 +95,9 @@ pub struct MessageQuery {
 struct Resolved {
     audience: Audience,
     conditions: Vec<Condition>,
+    /// The channels the narrow names, with their names as read here: a page shows them
+    /// without reading them again.
+    channel_names: Vec<(ChannelId, String)>,
 }
 
 fn find_user(
@@ -126,6 +129,7 @@ fn resolve_narrow(
 ) -> ActionResult<Resolved> {
     let mut conditions = Vec::new();
     let mut history = Vec::new();
+    let mut channel_names = Vec::new();
     let has_flag_term = narrow
         .iter()
         .any(|t| matches!(t.operator, Operator::Is(op) if op != IsOperand::Resolved));
@@ -213,6 +217,7 @@ fn resolve_narrow(
                 {
                     history.push(channel.id);
                 }
+                channel_names.push((channel.id, channel.name.clone()));
                 Condition::Channel(channel.id)
             }
             Operator::Channels { public } => {
@@ -324,6 +329,7 @@ fn resolve_narrow(
             history_channels: history,
         },
         conditions,
+        channel_names,
     })
 }
 
@@ -399,6 +405,8 @@ pub struct Page {
     pub found_oldest: bool,
     /// Whether the page reaches the newest matching message.
     pub found_newest: bool,
+    /// The channels the narrow names, with their names (read while resolving it).
+    pub channel_names: Vec<(ChannelId, String)>,
 }
 
 /// The IDs a query selects, for bulk operations on a narrow.
@@ -558,6 +566,7 @@ fn select_page(
         found_anchor,
         found_oldest,
         found_newest,
+        channel_names: resolved.channel_names,
     })
 }
 
@@ -571,7 +580,14 @@ pub async fn get_messages(
     let ctx2 = ctx.clone();
     ctx.run(move |conn| {
         let page = select_page(&ctx2, conn, &reader, &query)?;
-        let mut records = present(&ctx2, conn, &reader, &page.messages, query.presentation)?;
+        let mut records = present(
+            &ctx2,
+            conn,
+            &reader,
+            &page.messages,
+            query.presentation,
+            &page.channel_names,
+        )?;
         highlight_matches(&mut records, &page.messages, &query.narrow);
         let mut out = Map::new();
         out.insert("anchor".into(), page.anchor.into());
@@ -660,6 +676,7 @@ pub async fn get_message(
             &reader,
             std::slice::from_ref(&message),
             presentation,
+            &[],
         )?;
         let mut out = Map::new();
         out.insert("message".into(), records.pop().unwrap_or(Value::Null));
@@ -676,8 +693,10 @@ fn present(
     reader: &User,
     list: &[ReadMessage],
     options: Presentation,
+    known_channels: &[(ChannelId, String)],
 ) -> ActionResult<Vec<Value>> {
-    let records = crate::present::messages::messages(ctx, conn, reader, list, options)?;
+    let records =
+        crate::present::messages::messages(ctx, conn, reader, list, options, known_channels)?;
     Ok(records
         .into_iter()
         .filter_map(|m| serde_json::to_value(m).ok())
@@ -825,7 +844,14 @@ pub async fn get_messages_by_ids(
             history_channels: history,
         };
         let found = messages::by_ids_for(conn, &audience, &ids, &resolved.conditions)?;
-        let mut records = present(&ctx2, conn, &reader, &found, presentation)?;
+        let mut records = present(
+            &ctx2,
+            conn,
+            &reader,
+            &found,
+            presentation,
+            &resolved.channel_names,
+        )?;
         highlight_matches(&mut records, &found, &narrow);
         let mut out = Map::new();
         out.insert("found_anchor".into(), false.into());
