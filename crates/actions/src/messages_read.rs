@@ -100,11 +100,24 @@ struct Resolved {
     channel_names: Vec<(ChannelId, String)>,
 }
 
+/// The user a narrow's operand names; the reader (read by this request's authentication) is
+/// not read again.
 fn find_user(
     ctx: &Context,
     conn: &mut DbConn,
+    reader: &User,
     operand: &UserOperand,
 ) -> ActionResult<Option<User>> {
+    let is_reader = match operand {
+        UserOperand::Id(id) => *id == reader.id.0,
+        UserOperand::Email(email) => {
+            // The lookup tries the delivery address first, and delivery addresses are unique.
+            email.trim().to_lowercase() == reader.delivery_email
+        }
+    };
+    if is_reader {
+        return Ok(Some(reader.clone()));
+    }
     Ok(match operand {
         UserOperand::Id(id) => users::by_id(conn, UserId(*id))?,
         UserOperand::Email(email) => {
@@ -245,7 +258,7 @@ fn resolve_narrow(
                 };
                 Condition::Topic(topic.to_owned())
             }
-            Operator::Sender(operand) => match find_user(ctx, conn, operand)? {
+            Operator::Sender(operand) => match find_user(ctx, conn, reader, operand)? {
                 Some(user) => Condition::Sender(user.id),
                 None => {
                     return Err(
@@ -259,7 +272,7 @@ fn resolve_narrow(
                 } else {
                     let mut ids = vec![reader.id];
                     for operand in operands {
-                        match find_user(ctx, conn, operand)? {
+                        match find_user(ctx, conn, reader, operand)? {
                             Some(user) => ids.push(user.id),
                             None => {
                                 let all: Vec<String> = operands.iter().map(operand_text).collect();
@@ -274,7 +287,7 @@ fn resolve_narrow(
                     Condition::DmKey(parley_domain::message::dm_key(&ids))
                 }
             }
-            Operator::DmIncluding(operand) => match find_user(ctx, conn, operand)? {
+            Operator::DmIncluding(operand) => match find_user(ctx, conn, reader, operand)? {
                 Some(user) if user.id == reader.id => Condition::IsDm,
                 Some(user) => Condition::DmIncluding(user.id),
                 None => {
