@@ -606,7 +606,10 @@ pub(crate) fn matching_among(
     bound: Option<(&str, i64)>,
 ) -> Result<(SqlBuilder, &'static str), StorageError> {
     let among_unread = unread_list && asks_unread(conditions);
-    let probe_only = listed || among_unread || fixed_channel(conditions).is_some();
+    let ids_listed = conditions
+        .iter()
+        .any(|c| matches!(c, Condition::Id(_) | Condition::IdIn(_)));
+    let probe_only = listed || ids_listed || among_unread || fixed_channel(conditions).is_some();
     let (columns, visible) = visible(conn, audience, probe_only)?;
     let mut sql = SqlBuilder::new();
     sql.push(&format!(
