@@ -95,13 +95,29 @@ pub struct MessageQuery {
 struct Resolved {
     audience: Audience,
     conditions: Vec<Condition>,
+    /// The channels the narrow names, with their names as read here: a page shows them
+    /// without reading them again.
+    channel_names: Vec<(ChannelId, String)>,
 }
 
+/// The user a narrow's operand names; the reader (read by this request's authentication) is
+/// not read again.
 fn find_user(
     ctx: &Context,
     conn: &mut DbConn,
+    reader: &User,
     operand: &UserOperand,
 ) -> ActionResult<Option<User>> {
+    let is_reader = match operand {
+        UserOperand::Id(id) => *id == reader.id.0,
+        UserOperand::Email(email) => {
+            // The lookup tries the delivery address first, and delivery addresses are unique.
+            email.trim().to_lowercase() == reader.delivery_email
+        }
+    };
+    if is_reader {
+        return Ok(Some(reader.clone()));
+    }
     Ok(match operand {
         UserOperand::Id(id) => users::by_id(conn, UserId(*id))?,
         UserOperand::Email(email) => {
@@ -126,6 +142,7 @@ fn resolve_narrow(
 ) -> ActionResult<Resolved> {
     let mut conditions = Vec::new();
     let mut history = Vec::new();
+    let mut channel_names = Vec::new();
     let has_flag_term = narrow
         .iter()
         .any(|t| matches!(t.operator, Operator::Is(op) if op != IsOperand::Resolved));
@@ -182,18 +199,23 @@ fn resolve_narrow(
     for term in &terms {
         let condition = match &term.operator {
             Operator::Channel(operand) => {
+                // The channel and the reader's subscription in one statement.
                 let found = match operand {
-                    ChannelOperand::Id(id) => channels::by_id(conn, ChannelId(*id))?,
-                    ChannelOperand::Name(name) => channels::by_name(conn, name)?,
+                    ChannelOperand::Id(id) => {
+                        channels::by_id_with_subscription(conn, ChannelId(*id), reader.id)?
+                    }
+                    ChannelOperand::Name(name) => {
+                        channels::by_name_with_subscription(conn, name, reader.id)?
+                    }
                 };
                 let shown = match operand {
                     ChannelOperand::Id(id) => id.to_string(),
                     ChannelOperand::Name(name) => name.clone(),
                 };
-                let Some(channel) = found else {
+                let Some((channel, subscription)) = found else {
                     return Err(bad_narrow(format!("unknown channel {shown}")).into());
                 };
-                let subscribed = subscriptions::is_subscribed(conn, reader.id, channel.id)?;
+                let subscribed = subscription.is_some_and(|s| s.active);
                 if !parley_domain::access::can_access_channel_metadata(
                     reader,
                     &channel,
@@ -208,6 +230,7 @@ fn resolve_narrow(
                 {
                     history.push(channel.id);
                 }
+                channel_names.push((channel.id, channel.name.clone()));
                 Condition::Channel(channel.id)
             }
             Operator::Channels { public } => {
@@ -235,7 +258,7 @@ fn resolve_narrow(
                 };
                 Condition::Topic(topic.to_owned())
             }
-            Operator::Sender(operand) => match find_user(ctx, conn, operand)? {
+            Operator::Sender(operand) => match find_user(ctx, conn, reader, operand)? {
                 Some(user) => Condition::Sender(user.id),
                 None => {
                     return Err(
@@ -249,7 +272,7 @@ fn resolve_narrow(
                 } else {
                     let mut ids = vec![reader.id];
                     for operand in operands {
-                        match find_user(ctx, conn, operand)? {
+                        match find_user(ctx, conn, reader, operand)? {
                             Some(user) => ids.push(user.id),
                             None => {
                                 let all: Vec<String> = operands.iter().map(operand_text).collect();
@@ -264,7 +287,7 @@ fn resolve_narrow(
                     Condition::DmKey(parley_domain::message::dm_key(&ids))
                 }
             }
-            Operator::DmIncluding(operand) => match find_user(ctx, conn, operand)? {
+            Operator::DmIncluding(operand) => match find_user(ctx, conn, reader, operand)? {
                 Some(user) if user.id == reader.id => Condition::IsDm,
                 Some(user) => Condition::DmIncluding(user.id),
                 None => {
@@ -319,6 +342,7 @@ fn resolve_narrow(
             history_channels: history,
         },
         conditions,
+        channel_names,
     })
 }
 
@@ -394,6 +418,8 @@ pub struct Page {
     pub found_oldest: bool,
     /// Whether the page reaches the newest matching message.
     pub found_newest: bool,
+    /// The channels the narrow names, with their names (read while resolving it).
+    pub channel_names: Vec<(ChannelId, String)>,
 }
 
 /// The IDs a query selects, for bulk operations on a narrow.
@@ -553,6 +579,7 @@ fn select_page(
         found_anchor,
         found_oldest,
         found_newest,
+        channel_names: resolved.channel_names,
     })
 }
 
@@ -566,7 +593,14 @@ pub async fn get_messages(
     let ctx2 = ctx.clone();
     ctx.run(move |conn| {
         let page = select_page(&ctx2, conn, &reader, &query)?;
-        let mut records = present(&ctx2, conn, &reader, &page.messages, query.presentation)?;
+        let mut records = present(
+            &ctx2,
+            conn,
+            &reader,
+            &page.messages,
+            query.presentation,
+            &page.channel_names,
+        )?;
         highlight_matches(&mut records, &page.messages, &query.narrow);
         let mut out = Map::new();
         out.insert("anchor".into(), page.anchor.into());
@@ -655,6 +689,7 @@ pub async fn get_message(
             &reader,
             std::slice::from_ref(&message),
             presentation,
+            &[],
         )?;
         let mut out = Map::new();
         out.insert("message".into(), records.pop().unwrap_or(Value::Null));
@@ -671,8 +706,10 @@ fn present(
     reader: &User,
     list: &[ReadMessage],
     options: Presentation,
+    known_channels: &[(ChannelId, String)],
 ) -> ActionResult<Vec<Value>> {
-    let records = crate::present::messages::messages(ctx, conn, reader, list, options)?;
+    let records =
+        crate::present::messages::messages(ctx, conn, reader, list, options, known_channels)?;
     Ok(records
         .into_iter()
         .filter_map(|m| serde_json::to_value(m).ok())
@@ -820,7 +857,14 @@ pub async fn get_messages_by_ids(
             history_channels: history,
         };
         let found = messages::by_ids_for(conn, &audience, &ids, &resolved.conditions)?;
-        let mut records = present(&ctx2, conn, &reader, &found, presentation)?;
+        let mut records = present(
+            &ctx2,
+            conn,
+            &reader,
+            &found,
+            presentation,
+            &resolved.channel_names,
+        )?;
         highlight_matches(&mut records, &found, &narrow);
         let mut out = Map::new();
         out.insert("found_anchor".into(), false.into());

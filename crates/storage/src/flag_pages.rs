@@ -90,7 +90,8 @@ pub(crate) fn page(
         }
         None => return Ok(None),
     };
-    let (base, _) = matching_among(conn, audience, conditions, false, None)?;
+    // Every query below but the last resort lists the IDs it reads.
+    let (base, _) = matching_among(conn, audience, conditions, false, true, None)?;
     let order = match direction {
         Direction::Before => "DESC",
         Direction::After => "ASC",
@@ -113,7 +114,7 @@ pub(crate) fn page(
                 Direction::Before => "<=",
                 Direction::After => ">=",
             };
-            let mut sql = base.clone();
+            let (mut sql, _) = matching_among(conn, audience, conditions, false, false, None)?;
             sql.push(&format!(
                 " AND m.id {op} {edge} ORDER BY m.id {order} LIMIT {need}"
             ));
