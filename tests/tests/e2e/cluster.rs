@@ -791,7 +791,10 @@ async fn a_process_delivers_its_own_entries_without_reading_them_back() {
     assert_eq!(wait_for_messages(&app, &reader, &queue, 20).await, sent);
     let read = log.entries_read_from_log() - before;
     // The follower's periodic read can come between a commit and its hand-over, rarely.
-    assert!(read <= 2, "{read} of 20 entries were read back from the log");
+    assert!(
+        read <= 2,
+        "{read} of 20 entries were read back from the log"
+    );
 
     // Requests dropped after ever longer delays, until one was dropped with its message
     // committed: that message's event still comes from memory.
