@@ -95,29 +95,13 @@ pub struct MessageQuery {
 struct Resolved {
     audience: Audience,
     conditions: Vec<Condition>,
-    /// The channels the narrow names, with their names as read here: a page shows them
-    /// without reading them again.
-    channel_names: Vec<(ChannelId, String)>,
 }
 
-/// The user a narrow's operand names; the reader (read by this request's authentication) is
-/// not read again.
 fn find_user(
     ctx: &Context,
     conn: &mut DbConn,
-    reader: &User,
     operand: &UserOperand,
 ) -> ActionResult<Option<User>> {
-    let is_reader = match operand {
-        UserOperand::Id(id) => *id == reader.id.0,
-        UserOperand::Email(email) => {
-            // The lookup tries the delivery address first, and delivery addresses are unique.
-            email.trim().to_lowercase() == reader.delivery_email
-        }
-    };
-    if is_reader {
-        return Ok(Some(reader.clone()));
-    }
     Ok(match operand {
         UserOperand::Id(id) => users::by_id(conn, UserId(*id))?,
         UserOperand::Email(email) => {
@@ -142,7 +126,6 @@ fn resolve_narrow(
 ) -> ActionResult<Resolved> {
     let mut conditions = Vec::new();
     let mut history = Vec::new();
-    let mut channel_names = Vec::new();
     let has_flag_term = narrow
         .iter()
         .any(|t| matches!(t.operator, Operator::Is(op) if op != IsOperand::Resolved));
@@ -199,23 +182,18 @@ fn resolve_narrow(
     for term in &terms {
         let condition = match &term.operator {
             Operator::Channel(operand) => {
-                // The channel and the reader's subscription in one statement.
                 let found = match operand {
-                    ChannelOperand::Id(id) => {
-                        channels::by_id_with_subscription(conn, ChannelId(*id), reader.id)?
-                    }
-                    ChannelOperand::Name(name) => {
-                        channels::by_name_with_subscription(conn, name, reader.id)?
-                    }
+                    ChannelOperand::Id(id) => channels::by_id(conn, ChannelId(*id))?,
+                    ChannelOperand::Name(name) => channels::by_name(conn, name)?,
                 };
                 let shown = match operand {
                     ChannelOperand::Id(id) => id.to_string(),
                     ChannelOperand::Name(name) => name.clone(),
                 };
-                let Some((channel, subscription)) = found else {
+                let Some(channel) = found else {
                     return Err(bad_narrow(format!("unknown channel {shown}")).into());
                 };
-                let subscribed = subscription.is_some_and(|s| s.active);
+                let subscribed = subscriptions::is_subscribed(conn, reader.id, channel.id)?;
                 if !parley_domain::access::can_access_channel_metadata(
                     reader,
                     &channel,
@@ -230,7 +208,6 @@ fn resolve_narrow(
                 {
                     history.push(channel.id);
                 }
-                channel_names.push((channel.id, channel.name.clone()));
                 Condition::Channel(channel.id)
             }
             Operator::Channels { public } => {
@@ -258,7 +235,7 @@ fn resolve_narrow(
                 };
                 Condition::Topic(topic.to_owned())
             }
-            Operator::Sender(operand) => match find_user(ctx, conn, reader, operand)? {
+            Operator::Sender(operand) => match find_user(ctx, conn, operand)? {
                 Some(user) => Condition::Sender(user.id),
                 None => {
                     return Err(
@@ -272,7 +249,7 @@ fn resolve_narrow(
                 } else {
                     let mut ids = vec![reader.id];
                     for operand in operands {
-                        match find_user(ctx, conn, reader, operand)? {
+                        match find_user(ctx, conn, operand)? {
                             Some(user) => ids.push(user.id),
                             None => {
                                 let all: Vec<String> = operands.iter().map(operand_text).collect();
@@ -287,7 +264,7 @@ fn resolve_narrow(
                     Condition::DmKey(parley_domain::message::dm_key(&ids))
                 }
             }
-            Operator::DmIncluding(operand) => match find_user(ctx, conn, reader, operand)? {
+            Operator::DmIncluding(operand) => match find_user(ctx, conn, operand)? {
                 Some(user) if user.id == reader.id => Condition::IsDm,
                 Some(user) => Condition::DmIncluding(user.id),
                 None => {
@@ -342,7 +319,6 @@ fn resolve_narrow(
             history_channels: history,
         },
         conditions,
-        channel_names,
     })
 }
 
@@ -418,8 +394,6 @@ pub struct Page {
     pub found_oldest: bool,
     /// Whether the page reaches the newest matching message.
     pub found_newest: bool,
-    /// The channels the narrow names, with their names (read while resolving it).
-    pub channel_names: Vec<(ChannelId, String)>,
 }
 
 /// The IDs a query selects, for bulk operations on a narrow.
@@ -579,7 +553,6 @@ fn select_page(
         found_anchor,
         found_oldest,
         found_newest,
-        channel_names: resolved.channel_names,
     })
 }
 
@@ -593,14 +566,7 @@ pub async fn get_messages(
     let ctx2 = ctx.clone();
     ctx.run(move |conn| {
         let page = select_page(&ctx2, conn, &reader, &query)?;
-        let mut records = present(
-            &ctx2,
-            conn,
-            &reader,
-            &page.messages,
-            query.presentation,
-            &page.channel_names,
-        )?;
+        let mut records = present(&ctx2, conn, &reader, &page.messages, query.presentation)?;
         highlight_matches(&mut records, &page.messages, &query.narrow);
         let mut out = Map::new();
         out.insert("anchor".into(), page.anchor.into());
@@ -689,7 +655,6 @@ pub async fn get_message(
             &reader,
             std::slice::from_ref(&message),
             presentation,
-            &[],
         )?;
         let mut out = Map::new();
         out.insert("message".into(), records.pop().unwrap_or(Value::Null));
@@ -706,10 +671,8 @@ fn present(
     reader: &User,
     list: &[ReadMessage],
     options: Presentation,
-    known_channels: &[(ChannelId, String)],
 ) -> ActionResult<Vec<Value>> {
-    let records =
-        crate::present::messages::messages(ctx, conn, reader, list, options, known_channels)?;
+    let records = crate::present::messages::messages(ctx, conn, reader, list, options)?;
     Ok(records
         .into_iter()
         .filter_map(|m| serde_json::to_value(m).ok())
@@ -857,14 +820,7 @@ pub async fn get_messages_by_ids(
             history_channels: history,
         };
         let found = messages::by_ids_for(conn, &audience, &ids, &resolved.conditions)?;
-        let mut records = present(
-            &ctx2,
-            conn,
-            &reader,
-            &found,
-            presentation,
-            &resolved.channel_names,
-        )?;
+        let mut records = present(&ctx2, conn, &reader, &found, presentation)?;
         highlight_matches(&mut records, &found, &narrow);
         let mut out = Map::new();
         out.insert("found_anchor".into(), false.into());

@@ -90,8 +90,7 @@ pub(crate) fn page(
         }
         None => return Ok(None),
     };
-    // Every query below but the last resort lists the IDs it reads.
-    let (base, _) = matching_among(conn, audience, conditions, false, true, None)?;
+    let (base, _) = matching_among(conn, audience, conditions, false, None)?;
     let order = match direction {
         Direction::Before => "DESC",
         Direction::After => "ASC",
@@ -114,7 +113,7 @@ pub(crate) fn page(
                 Direction::Before => "<=",
                 Direction::After => ">=",
             };
-            let (mut sql, _) = matching_among(conn, audience, conditions, false, false, None)?;
+            let mut sql = base.clone();
             sql.push(&format!(
                 " AND m.id {op} {edge} ORDER BY m.id {order} LIMIT {need}"
             ));

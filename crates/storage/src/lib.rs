@@ -40,7 +40,6 @@ pub mod read_ranges;
 pub mod reader_flags;
 pub mod realm_emoji;
 pub mod realms;
-pub mod references;
 pub mod saved_snippets;
 pub mod savepoint;
 pub mod scheduled_messages;

@@ -514,49 +514,23 @@ fn span_channels(conn: &mut DbConn, reader: UserId) -> Result<Vec<i64>, StorageE
         .load(conn)?)
 }
 
-/// The channel every message matching the conditions is in, when a (positive, top-level)
-/// channel term fixes it.
-fn fixed_channel(conditions: &[Condition]) -> Option<ChannelId> {
-    conditions.iter().find_map(|c| match c {
-        Condition::Channel(id) => Some(*id),
-        _ => None,
-    })
-}
-
 /// The columns of a page row and the condition that the audience may see `m` (whose reader's
 /// row is `um`): the reader has a row for it, or one of their spans covers it, or it is in a
 /// channel whose history they may read.
-///
-/// With `probe_only` (the conditions fix the channel, or the query is restricted to a list of
-/// IDs) the span probe alone says whether a span covers `m`, so nothing is read first: a
-/// channel, topic, starred or unread page costs no statement for it. Otherwise the channels in
-/// which the reader has a span are read first, so that a walk through the history passes over
-/// the messages of other channels without a probe.
-fn visible(
-    conn: &mut DbConn,
-    audience: &Audience,
-    probe_only: bool,
-) -> Result<(String, String), StorageError> {
+fn visible(conn: &mut DbConn, audience: &Audience) -> Result<(String, String), StorageError> {
     let reader = audience.reader.0.to_string();
     let columns = format!(
         "{COLUMNS}, {} AS reader_flags",
         crate::reader_flags::flags_sql(&reader)
     );
+    let channels = span_channels(conn, audience.reader)?;
     let mut condition = "(um.user_id IS NOT NULL".to_owned();
-    if probe_only {
+    if !channels.is_empty() {
         condition.push_str(&format!(
-            " OR {}",
+            " OR (m.channel_id IN ({}) AND {})",
+            id_list(channels.into_iter()),
             crate::reader_flags::covered_sql(&reader)
         ));
-    } else {
-        let channels = span_channels(conn, audience.reader)?;
-        if !channels.is_empty() {
-            condition.push_str(&format!(
-                " OR (m.channel_id IN ({}) AND {})",
-                id_list(channels.into_iter()),
-                crate::reader_flags::covered_sql(&reader)
-            ));
-        }
     }
     if !audience.history_channels.is_empty() {
         condition.push_str(&format!(
@@ -585,13 +559,11 @@ pub(crate) fn matching(
     audience: &Audience,
     conditions: &[Condition],
 ) -> Result<(SqlBuilder, &'static str), StorageError> {
-    matching_among(conn, audience, conditions, true, false, None)
+    matching_among(conn, audience, conditions, true, None)
 }
 
 /// [`matching`]; with `unread_list` false, a narrow that asks for unread messages is not
 /// restricted to the list of the reader's unread IDs (the caller restricts it to some of them).
-/// `listed`: the caller restricts the query to a list of IDs (`m.id IN (...)`), so each listed
-/// message is checked by the span probe alone (see [`visible`]).
 ///
 /// `bound` (an operator and an ID) also bounds the reader's rows joined: the page's anchor, said
 /// of `um.message_id` as well as of `m.id`, because PostgreSQL carries only equalities across a
@@ -602,15 +574,9 @@ pub(crate) fn matching_among(
     audience: &Audience,
     conditions: &[Condition],
     unread_list: bool,
-    listed: bool,
     bound: Option<(&str, i64)>,
 ) -> Result<(SqlBuilder, &'static str), StorageError> {
-    let among_unread = unread_list && asks_unread(conditions);
-    let ids_listed = conditions
-        .iter()
-        .any(|c| matches!(c, Condition::Id(_) | Condition::IdIn(_)));
-    let probe_only = listed || ids_listed || among_unread || fixed_channel(conditions).is_some();
-    let (columns, visible) = visible(conn, audience, probe_only)?;
+    let (columns, visible) = visible(conn, audience)?;
     let mut sql = SqlBuilder::new();
     sql.push(&format!(
         "SELECT {columns} FROM messages m LEFT JOIN user_messages um \
@@ -622,7 +588,7 @@ pub(crate) fn matching_among(
             .bind(Bind::Int(id));
     }
     sql.push(&format!(" WHERE {visible}"));
-    if among_unread {
+    if unread_list && asks_unread(conditions) {
         // Unread messages are few and found without the history (`unread::ids`); the page is
         // read among them instead of walking every message for the ones outside read ranges.
         let unread = crate::unread::ids(conn, audience.reader)?;
@@ -671,9 +637,7 @@ fn matching_by_search(
             conn, audience, conditions, position, query,
         )?));
     }
-    // The full-text index drives this walk, through every channel's matches: the list of span
-    // channels spares the probe for the matches of channels the reader never had.
-    let (columns, visible) = visible(conn, audience, false)?;
+    let (columns, visible) = visible(conn, audience)?;
     let mut sql = SqlBuilder::new();
     sql.push(&format!(
         "SELECT {columns} FROM messages_fts CROSS JOIN messages m \
@@ -754,7 +718,7 @@ pub fn page(
     };
     let (mut sql, column) = match matching_by_search(conn, audience, conditions)? {
         Some(found) => found,
-        None => matching_among(conn, audience, conditions, true, false, Some((op, anchor)))?,
+        None => matching_among(conn, audience, conditions, true, Some((op, anchor)))?,
     };
     sql.push(&format!(" AND {column} {op} "))
         .bind(Bind::Int(anchor));

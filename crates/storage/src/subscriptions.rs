@@ -22,8 +22,7 @@ pub struct Subscription {
     pub settings: SubscriptionSettings,
 }
 
-/// A subscription row's columns, as [`columns`] selects them.
-pub(crate) type Row = (
+type Row = (
     i64,
     i64,
     bool,
@@ -37,8 +36,7 @@ pub(crate) type Row = (
     Option<bool>,
 );
 
-/// The columns of a [`Subscription`].
-pub(crate) fn columns() -> (
+fn columns() -> (
     subs::user_id,
     subs::channel_id,
     subs::active,
@@ -66,8 +64,7 @@ pub(crate) fn columns() -> (
     )
 }
 
-/// A [`Subscription`] from its columns.
-pub(crate) fn from_row(row: Row) -> Subscription {
+fn from_row(row: Row) -> Subscription {
     let (user, channel, active, color, pin, muted, desktop, audible, push, email, wildcard) = row;
     Subscription {
         user_id: UserId(user),

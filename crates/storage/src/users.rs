@@ -8,23 +8,22 @@ use diesel::prelude::*;
 use parley_domain::user::{AvatarSource, BotType, EmailAddressVisibility, User};
 use parley_domain::{Role, UserId};
 
-/// A user's columns as stored (also read by `references`).
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = users)]
-pub(crate) struct UserRow {
-    pub(crate) id: i64,
-    pub(crate) delivery_email: String,
-    pub(crate) full_name: String,
-    pub(crate) role: i64,
-    pub(crate) is_active: bool,
-    pub(crate) bot_type: Option<i64>,
-    pub(crate) bot_owner_id: Option<i64>,
-    pub(crate) timezone: String,
-    pub(crate) avatar_source: String,
-    pub(crate) avatar_version: i64,
-    pub(crate) date_joined: i64,
-    pub(crate) email_address_visibility: i64,
-    pub(crate) can_create_users: bool,
+struct UserRow {
+    id: i64,
+    delivery_email: String,
+    full_name: String,
+    role: i64,
+    is_active: bool,
+    bot_type: Option<i64>,
+    bot_owner_id: Option<i64>,
+    timezone: String,
+    avatar_source: String,
+    avatar_version: i64,
+    date_joined: i64,
+    email_address_visibility: i64,
+    can_create_users: bool,
 }
 
 impl From<UserRow> for User {

@@ -29,7 +29,6 @@ mod muted_users;
 mod navigation_views;
 mod ops;
 mod outgoing_webhooks;
-mod page_statements;
 mod people;
 mod playgrounds;
 mod presence;

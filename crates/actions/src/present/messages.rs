@@ -7,7 +7,7 @@ use parley_domain::message::{dm_participants, flags, EMPTY_TOPIC_DISPLAY_NAME};
 use parley_domain::user::{can_access_delivery_email, User};
 use parley_domain::{ChannelId, MessageId, UserId};
 use parley_storage::messages::ReadMessage;
-use parley_storage::{channels, references, users, DbConn};
+use parley_storage::{channels, reactions, users, DbConn};
 use parley_wire::message::{DirectRecipient, DisplayRecipient, Message, Reaction};
 use parley_wire::user::avatar_url;
 use std::collections::{HashMap, HashSet};
@@ -36,50 +36,29 @@ struct PageContext {
     linkifiers: Vec<parley_markdown::Linkifier>,
 }
 
-/// Loads what a page refers to: the people and channel names it shows that the request has not
-/// read already (`known_people`, `known_channels`: rows this request read, such as the reader,
-/// whom authentication read, and the channel of a narrow), and its reactions, in one statement
-/// (`storage::references`).
-fn load_page(
-    conn: &mut DbConn,
-    list: &[ReadMessage],
-    known_people: &[&User],
-    known_channels: &[(ChannelId, String)],
-) -> ActionResult<PageContext> {
-    let mut people: HashMap<UserId, User> =
-        known_people.iter().map(|u| (u.id, (*u).clone())).collect();
-    let mut channel_names: HashMap<ChannelId, String> = HashMap::new();
+fn load_page(conn: &mut DbConn, list: &[ReadMessage]) -> ActionResult<PageContext> {
     let mut user_ids: HashSet<UserId> = HashSet::new();
     let mut channel_ids: HashSet<ChannelId> = HashSet::new();
     for message in list {
         user_ids.insert(UserId(message.row.sender_id));
         if let Some(c) = message.row.channel_id {
-            let id = ChannelId(c);
-            match known_channels.iter().find(|(known, _)| *known == id) {
-                Some((_, name)) => {
-                    channel_names.insert(id, name.clone());
-                }
-                None => {
-                    channel_ids.insert(id);
-                }
-            }
+            channel_ids.insert(ChannelId(c));
         }
         if let Some(key) = &message.row.dm_key {
             user_ids.extend(dm_participants(key));
         }
     }
-    user_ids.retain(|id| !people.contains_key(id));
+    let people = users::by_ids(conn, &user_ids.into_iter().collect::<Vec<_>>())?
+        .into_iter()
+        .map(|u| (u.id, u))
+        .collect();
+    let channel_names = channels::by_ids(conn, &channel_ids.into_iter().collect::<Vec<_>>())?
+        .into_iter()
+        .map(|c| (c.id, c.name))
+        .collect();
     let ids: Vec<MessageId> = list.iter().map(|m| MessageId(m.row.id)).collect();
-    let found = references::read(
-        conn,
-        &user_ids.into_iter().collect::<Vec<_>>(),
-        &channel_ids.into_iter().collect::<Vec<_>>(),
-        &ids,
-    )?;
-    people.extend(found.users.into_iter().map(|u| (u.id, u)));
-    channel_names.extend(found.channel_names);
     let mut by_message: HashMap<MessageId, Vec<Reaction>> = HashMap::new();
-    for r in found.reactions {
+    for r in reactions::of_messages(conn, &ids)? {
         by_message.entry(r.message_id).or_default().push(Reaction {
             emoji_name: r.emoji_name,
             emoji_code: r.emoji_code,
@@ -136,18 +115,15 @@ pub fn new_message(
 }
 
 /// The message records a reader receives, loading senders, channels, conversation members and
-/// reactions once per page, in one statement. The reader (read by this request's
-/// authentication) and `known_channels` (channels this request read, with their names) are
-/// not read again.
+/// reactions once per page.
 pub fn messages(
     ctx: &Context,
     conn: &mut DbConn,
     reader: &User,
     list: &[ReadMessage],
     options: Presentation,
-    known_channels: &[(ChannelId, String)],
 ) -> ActionResult<Vec<Message>> {
-    let mut page = load_page(conn, list, &[reader], known_channels)?;
+    let mut page = load_page(conn, list)?;
     Ok(list
         .iter()
         .map(|message| message_record(ctx, reader, message, options, &mut page))
