@@ -12,6 +12,7 @@ pub mod images;
 pub mod openapi;
 pub mod pages;
 pub mod s3;
+pub mod statements;
 
 use actix_web::http::Method;
 use actix_web::test::{call_service, init_service, read_body, TestRequest};

@@ -10,7 +10,7 @@ use parley_domain::channel::Channel;
 use parley_domain::user::User;
 use parley_domain::{ChannelId, MessageId, RequestError, UserId};
 use parley_storage::messages::{self, ReadMessage};
-use parley_storage::subscriptions::{self, Subscription};
+use parley_storage::subscriptions::Subscription;
 use parley_storage::{channels, users, DbConn};
 use std::collections::HashSet;
 
@@ -36,8 +36,8 @@ pub(crate) fn access_channel_and_subscription_by_id(
     id: ChannelId,
 ) -> ActionResult<(Channel, Option<Subscription>)> {
     let invalid = || ActionError::from(RequestError::bad_request("Invalid channel ID"));
-    let channel = channels::by_id(conn, id)?.ok_or_else(invalid)?;
-    let subscription = subscriptions::get(conn, user.id, id)?;
+    let (channel, subscription) =
+        channels::by_id_with_subscription(conn, id, user.id)?.ok_or_else(invalid)?;
     if can_access_channel_metadata(user, &channel, is_active(&subscription), &policy.groups) {
         Ok((channel, subscription))
     } else {
@@ -67,10 +67,10 @@ pub(crate) fn access_channel_and_subscription_by_name(
     user: &User,
     name: &str,
 ) -> ActionResult<Option<(Channel, Option<Subscription>)>> {
-    let Some(channel) = channels::by_name(conn, name)? else {
+    let Some((channel, subscription)) = channels::by_name_with_subscription(conn, name, user.id)?
+    else {
         return Ok(None);
     };
-    let subscription = subscriptions::get(conn, user.id, channel.id)?;
     Ok(
         can_access_channel_metadata(user, &channel, is_active(&subscription), &policy.groups)
             .then_some((channel, subscription)),
@@ -136,10 +136,12 @@ pub(crate) fn accessible_message(
     let Some(channel_id) = row.channel_id else {
         return Ok(None);
     };
-    let Some(channel) = channels::by_id(conn, ChannelId(channel_id))? else {
+    let Some((channel, subscription)) =
+        channels::by_id_with_subscription(conn, ChannelId(channel_id), reader.id)?
+    else {
         return Ok(None);
     };
-    let subscribed = subscriptions::is_subscribed(conn, reader.id, channel.id)?;
+    let subscribed = is_active(&subscription);
     Ok(history_readable(policy, reader, &channel, subscribed)
         .then_some(ReadMessage { row, flags: None }))
 }

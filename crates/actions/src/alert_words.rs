@@ -50,7 +50,7 @@ pub async fn do_remove_alert_words(
 }
 
 /// Adds `has_alert_word` to the rows of recipients (never the sender) with a word in `content`;
-/// the recipients' words are loaded in one query.
+/// the recipients' words come from the organization cache (`realm_cache::alert_words_of`).
 pub(crate) fn flag_alerted(
     conn: &mut DbConn,
     content: &str,
@@ -65,13 +65,13 @@ pub(crate) fn flag_alerted(
     if others.is_empty() {
         return Ok(());
     }
-    let words = alert_words::of_users(conn, &others)?;
+    let words = crate::realm_cache::alert_words_of(conn, others)?;
     flag_alerted_by(content, sender, rows, &words);
     Ok(())
 }
 
 /// [`flag_alerted`] with the recipients' words already read (others' words are ignored).
-pub(crate) fn flag_alerted_by(
+fn flag_alerted_by(
     content: &str,
     sender: UserId,
     rows: &mut [(UserId, i64)],
@@ -100,7 +100,7 @@ pub(crate) fn reflag_after_edit(
         .into_iter()
         .filter(|user| *user != sender)
         .collect();
-    let words = alert_words::of_users(conn, &recipients)?;
+    let words = crate::realm_cache::alert_words_of(conn, recipients)?;
     let alerted: Vec<UserId> = people_alerted(content, &words, sender)
         .into_iter()
         .collect();

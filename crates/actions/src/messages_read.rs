@@ -182,18 +182,23 @@ fn resolve_narrow(
     for term in &terms {
         let condition = match &term.operator {
             Operator::Channel(operand) => {
+                // The channel and the reader's subscription in one statement.
                 let found = match operand {
-                    ChannelOperand::Id(id) => channels::by_id(conn, ChannelId(*id))?,
-                    ChannelOperand::Name(name) => channels::by_name(conn, name)?,
+                    ChannelOperand::Id(id) => {
+                        channels::by_id_with_subscription(conn, ChannelId(*id), reader.id)?
+                    }
+                    ChannelOperand::Name(name) => {
+                        channels::by_name_with_subscription(conn, name, reader.id)?
+                    }
                 };
                 let shown = match operand {
                     ChannelOperand::Id(id) => id.to_string(),
                     ChannelOperand::Name(name) => name.clone(),
                 };
-                let Some(channel) = found else {
+                let Some((channel, subscription)) = found else {
                     return Err(bad_narrow(format!("unknown channel {shown}")).into());
                 };
-                let subscribed = subscriptions::is_subscribed(conn, reader.id, channel.id)?;
+                let subscribed = subscription.is_some_and(|s| s.active);
                 if !parley_domain::access::can_access_channel_metadata(
                     reader,
                     &channel,

@@ -67,7 +67,7 @@ pub(crate) fn mark_read_for_muters(
     sender: parley_domain::UserId,
     rows: &mut [(parley_domain::UserId, i64)],
 ) -> Result<(), parley_storage::StorageError> {
-    let muters = parley_storage::muted_users::muters_of(conn, sender)?;
+    let muters = crate::realm_cache::muters_of(conn, sender)?;
     if muters.is_empty() {
         return Ok(());
     }

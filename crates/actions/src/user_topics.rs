@@ -92,6 +92,17 @@ pub(crate) struct SenderTopicRules {
     channel_muted: bool,
 }
 
+/// What a send found of its topic before writing, read in the writing transaction with the
+/// topic's first message (`storage::messages::topic_for_send`): whether the send starts the
+/// topic, and the sender's policy for it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TopicBefore {
+    /// No message was in the topic.
+    pub starts: bool,
+    /// The sender's policy for the topic.
+    pub sender_policy: VisibilityPolicy,
+}
+
 /// The sender's [`SenderTopicRules`] for a channel they have muted or not; None for bots, which
 /// have none.
 pub(crate) fn sender_topic_rules(
@@ -102,11 +113,10 @@ pub(crate) fn sender_topic_rules(
     if sender.is_bot() {
         return Ok(None);
     }
-    let settings = crate::user_settings::Settings::load(conn, [sender])?;
-    let int = |name: &str| settings.int(sender.id, name).unwrap_or(4);
+    let settings = crate::realm_cache::send_settings(conn, sender)?;
     Ok(Some(SenderTopicRules {
-        follow_policy: int("automatically_follow_topics_policy"),
-        unmute_policy: int("automatically_unmute_topics_in_muted_streams_policy"),
+        follow_policy: settings.follow_policy,
+        unmute_policy: settings.unmute_policy,
         channel_muted,
     }))
 }
@@ -121,17 +131,17 @@ pub(crate) fn apply_after_send(
     sender: &User,
     channel: ChannelId,
     topic: &str,
-    starts_topic: bool,
+    before: TopicBefore,
     rules: Option<SenderTopicRules>,
     mentioned: &[User],
 ) -> ActionResult<Option<i64>> {
     let mut sender_change = None;
     if let Some(rules) = rules {
-        let old = current(conn, sender.id, channel, topic)?;
+        let old = before.sender_policy;
         let decision = user_topic::after_send(SendContext {
             follow_policy: rules.follow_policy,
             unmute_policy: rules.unmute_policy,
-            starts_topic,
+            starts_topic: before.starts,
             channel_muted: rules.channel_muted,
             current: old,
         });
@@ -144,8 +154,7 @@ pub(crate) fn apply_after_send(
         .iter()
         .filter(|p| p.id != sender.id && !p.is_bot())
     {
-        let settings = crate::user_settings::Settings::load(conn, [person])?;
-        if !settings.flag(person.id, "automatically_follow_topics_where_mentioned") {
+        if !crate::realm_cache::send_settings(conn, person)?.follow_where_mentioned {
             continue;
         }
         let old = current(conn, person.id, channel, topic)?;

@@ -5,10 +5,7 @@ use crate::error::StorageError;
 use crate::schema::alert_words;
 use diesel::prelude::*;
 use parley_domain::message::flags;
-use parley_domain::{ChannelId, MessageId, UserId};
-
-/// Recipients per query when loading many people's words (below every backend's bind limit).
-const USERS_PER_QUERY: usize = 5000;
+use parley_domain::{MessageId, UserId};
 
 /// A person's words, as typed, in the order they were added.
 pub fn of_user(conn: &mut DbConn, user: UserId) -> Result<Vec<String>, StorageError> {
@@ -19,37 +16,13 @@ pub fn of_user(conn: &mut DbConn, user: UserId) -> Result<Vec<String>, StorageEr
         .load(conn)?)
 }
 
-/// The words of these people, as `(person, word)` pairs: one query for up to 5,000 people.
-pub fn of_users(
-    conn: &mut DbConn,
-    users: &[UserId],
-) -> Result<Vec<(UserId, String)>, StorageError> {
-    let mut out = Vec::new();
-    for chunk in users.chunks(USERS_PER_QUERY) {
-        let ids: Vec<i64> = chunk.iter().map(|u| u.0).collect();
-        let rows: Vec<(i64, String)> = alert_words::table
-            .filter(alert_words::user_id.eq_any(ids))
-            .select((alert_words::user_id, alert_words::word))
-            .load(conn)?;
-        out.extend(rows.into_iter().map(|(user, word)| (UserId(user), word)));
-    }
-    Ok(out)
-}
-
-/// The words of the users with an open span of the channel (the recipients of a message sent
-/// there now), in one statement whose cost follows the words, not the channel's size.
-pub fn of_channel_recipients(
-    conn: &mut DbConn,
-    channel: ChannelId,
-) -> Result<Vec<(UserId, String)>, StorageError> {
-    use crate::schema::subscription_spans as spans;
-    let rows: Vec<(i64, String)> = alert_words::table
-        .inner_join(spans::table.on(spans::user_id.eq(alert_words::user_id)))
-        .filter(spans::channel_id.eq(channel.0))
-        .filter(spans::end_message_id.is_null())
+/// Every alert word of the organization as `(person, word)`: read whole by the organization
+/// cache, so that a send flags its recipients without a statement.
+pub fn all(conn: &mut DbConn) -> Result<Vec<(UserId, String)>, StorageError> {
+    Ok(alert_words::table
+        .order(alert_words::id)
         .select((alert_words::user_id, alert_words::word))
-        .load(conn)?;
-    Ok(rows
+        .load::<(i64, String)>(conn)?
         .into_iter()
         .map(|(user, word)| (UserId(user), word))
         .collect())

@@ -3,6 +3,8 @@
 use crate::conn::DbConn;
 use crate::error::StorageError;
 use crate::schema::channels;
+use crate::schema::subscriptions as subs;
+use crate::subscriptions::{self, Subscription};
 use diesel::prelude::*;
 use parley_domain::channel::{
     channel_name_key, Channel, ChannelPermissions, Retention, TopicsPolicy,
@@ -159,6 +161,51 @@ pub fn by_id(conn: &mut DbConn, id: ChannelId) -> Result<Option<Channel>, Storag
         .get_result(conn)
         .optional()?
         .map(Channel::from))
+}
+
+/// The channel a filter selects, left-joined with one user's subscription row for it.
+macro_rules! with_subscription {
+    ($conn:expr, $filter:expr, $user:expr) => {
+        channels::table
+            .left_join(
+                subs::table.on(subs::channel_id
+                    .eq(channels::id)
+                    .and(subs::user_id.eq($user.0))),
+            )
+            .filter($filter)
+            .select((ChannelRow::as_select(), subscriptions::columns().nullable()))
+            .get_result::<(ChannelRow, Option<subscriptions::Row>)>($conn)
+            .optional()?
+            .map(|(channel, subscription)| {
+                (
+                    Channel::from(channel),
+                    subscription.map(subscriptions::from_row),
+                )
+            })
+    };
+}
+
+/// The channel with this ID and `user`'s subscription row for it (active or not), in one
+/// statement: every permission check of a channel needs both.
+pub fn by_id_with_subscription(
+    conn: &mut DbConn,
+    id: ChannelId,
+    user: UserId,
+) -> Result<Option<(Channel, Option<Subscription>)>, StorageError> {
+    Ok(with_subscription!(conn, channels::id.eq(id.0), user))
+}
+
+/// [`by_id_with_subscription`] by name, ignoring case.
+pub fn by_name_with_subscription(
+    conn: &mut DbConn,
+    name: &str,
+    user: UserId,
+) -> Result<Option<(Channel, Option<Subscription>)>, StorageError> {
+    Ok(with_subscription!(
+        conn,
+        channels::name_key.eq(channel_name_key(name)),
+        user
+    ))
 }
 
 /// The channel with this name, ignoring case.

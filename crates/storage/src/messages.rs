@@ -182,7 +182,7 @@ pub fn insert_spanned(
         match message.channel_id {
             Some(channel) if spanned.contains(user) => {
                 if bits & flags::READ != 0 {
-                    crate::read_ranges::add(conn, *user, channel, id)?;
+                    crate::read_ranges::add_newest(conn, *user, channel, id)?;
                 }
                 if let Some(row) = crate::reader_flags::covered_row(*bits) {
                     rows.push((user.0, row));
@@ -1132,16 +1132,28 @@ pub fn recipients_of_any(
     Ok(out)
 }
 
-/// Whether a channel topic has any message (case-insensitively).
-pub fn topic_exists(
+/// Whether a channel's topic has any message, and `user`'s visibility policy for the topic if
+/// they set one: what a send to the topic reads before it writes, in one statement.
+pub fn topic_for_send(
     conn: &mut DbConn,
     channel: ChannelId,
     topic: &str,
-) -> Result<bool, StorageError> {
-    Ok(diesel::select(diesel::dsl::exists(
-        messages::table
-            .filter(messages::channel_id.eq(channel.0))
-            .filter(messages::topic_key.eq(topic.to_lowercase())),
+    user: UserId,
+) -> Result<(bool, Option<i64>), StorageError> {
+    use crate::schema::user_topics;
+    let key = topic.to_lowercase();
+    Ok(diesel::select((
+        diesel::dsl::exists(
+            messages::table
+                .filter(messages::channel_id.eq(channel.0))
+                .filter(messages::topic_key.eq(&key)),
+        ),
+        user_topics::table
+            .filter(user_topics::user_id.eq(user.0))
+            .filter(user_topics::channel_id.eq(channel.0))
+            .filter(user_topics::topic_key.eq(&key))
+            .select(user_topics::visibility_policy)
+            .single_value(),
     ))
     .get_result(conn)?)
 }

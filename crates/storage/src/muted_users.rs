@@ -46,13 +46,13 @@ pub fn remove(conn: &mut DbConn, user: UserId, muted: UserId) -> Result<bool, St
     Ok(removed > 0)
 }
 
-/// Everyone who muted `muted`.
-pub fn muters_of(conn: &mut DbConn, muted: UserId) -> Result<Vec<UserId>, StorageError> {
+/// Every mute of the organization as `(muter, muted)`: few, read whole by the organization
+/// cache so that a send need not ask who muted its sender.
+pub fn all(conn: &mut DbConn) -> Result<Vec<(UserId, UserId)>, StorageError> {
     Ok(muted_users::table
-        .filter(muted_users::muted_user_id.eq(muted.0))
-        .select(muted_users::user_id)
-        .load::<i64>(conn)?
+        .select((muted_users::user_id, muted_users::muted_user_id))
+        .load::<(i64, i64)>(conn)?
         .into_iter()
-        .map(UserId)
+        .map(|(user, muted)| (UserId(user), UserId(muted)))
         .collect())
 }

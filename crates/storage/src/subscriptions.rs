@@ -22,7 +22,8 @@ pub struct Subscription {
     pub settings: SubscriptionSettings,
 }
 
-type Row = (
+/// A subscription row's columns, as [`columns`] selects them.
+pub(crate) type Row = (
     i64,
     i64,
     bool,
@@ -36,7 +37,8 @@ type Row = (
     Option<bool>,
 );
 
-fn columns() -> (
+/// The columns of a [`Subscription`].
+pub(crate) fn columns() -> (
     subs::user_id,
     subs::channel_id,
     subs::active,
@@ -64,7 +66,8 @@ fn columns() -> (
     )
 }
 
-fn from_row(row: Row) -> Subscription {
+/// A [`Subscription`] from its columns.
+pub(crate) fn from_row(row: Row) -> Subscription {
     let (user, channel, active, color, pin, muted, desktop, audible, push, email, wildcard) = row;
     Subscription {
         user_id: UserId(user),

@@ -45,6 +45,7 @@ mod saved_snippets;
 mod scheduled_messages;
 mod search_pages;
 mod send_races;
+mod send_statements;
 mod server_settings;
 mod settings;
 mod small_endpoints;

@@ -102,6 +102,60 @@ backend_test! {
     }
 }
 
+async fn flags(app: &TestApp, who: &Account, id: i64) -> Vec<String> {
+    let message = app
+        .get(&format!("/messages/{id}"))
+        .as_user(who)
+        .send()
+        .await
+        .success();
+    serde_json::from_value(message["message"]["flags"].clone()).unwrap()
+}
+
+fn has(flags: &[String], flag: &str) -> bool {
+    flags.iter().any(|f| f == flag)
+}
+
+backend_test! {
+    async fn alert_word_mute_and_topic_setting_changes_apply_to_the_next_send(app) {
+        let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
+        let bob = app.create_user("bob@parley.test", "Bob", Role::Member).await;
+        app.create_channel(&app.owner, "town", &[&ann, &bob], &[]).await;
+        // Each change comes after a send that read (and cached) what it changes.
+        let before = app.send_to_channel(&bob, "town", "t", "deploy today").await;
+        assert!(!has(&flags(&app, &ann, before).await, "has_alert_word"));
+        app.post("/users/me/alert_words").as_user(&ann)
+            .json_param("alert_words", &json!(["deploy"])).send().await.success();
+        let after = app.send_to_channel(&bob, "town", "t", "deploy again").await;
+        assert!(has(&flags(&app, &ann, after).await, "has_alert_word"));
+        app.delete("/users/me/alert_words").as_user(&ann)
+            .json_param("alert_words", &json!(["deploy"])).send().await.success();
+        let removed = app.send_to_channel(&bob, "town", "t", "deploy once more").await;
+        assert!(!has(&flags(&app, &ann, removed).await, "has_alert_word"));
+
+        // A muted sender's messages arrive read, and unread again once unmuted.
+        assert!(!has(&flags(&app, &ann, removed).await, "read"));
+        let mute = format!("/users/me/muted_users/{}", bob.user_id.0);
+        app.post(&mute).as_user(&ann).send().await.success();
+        let muted = app.send_to_channel(&bob, "town", "t", "hello").await;
+        assert!(has(&flags(&app, &ann, muted).await, "read"));
+        app.delete(&mute).as_user(&ann).send().await.success();
+        let unmuted = app.send_to_channel(&bob, "town", "t", "hello again").await;
+        assert!(!has(&flags(&app, &ann, unmuted).await, "read"));
+
+        // Starting a topic follows it (the default policy), and no longer once Bob says never.
+        let send = |topic: &'static str| {
+            app.post("/messages").as_user(&bob).param("type", "stream").param("to", "town")
+                .param("topic", topic).param("content", "x").send()
+        };
+        assert_eq!(send("first").await.success()["automatic_new_visibility_policy"], 3);
+        app.patch("/settings").as_user(&bob)
+            .param("automatically_follow_topics_policy", "4").send().await.success();
+        let sent = send("second").await.success();
+        assert!(sent.get("automatic_new_visibility_policy").is_none(), "{sent}");
+    }
+}
+
 /// Waits until `node` has delivered an event of `kind` to the queue.
 async fn wait_for_event(node: &TestApp, who: &Account, queue: &str, kind: &str) {
     for _ in 0..100 {
@@ -128,7 +182,7 @@ async fn another_nodes_changes_apply_once_their_event_arrived() {
     let params = [
         (
             "event_types",
-            json!(["realm_linkifiers", "realm_emoji", "realm"]),
+            json!(["realm_linkifiers", "realm_emoji", "realm", "alert_words"]),
         ),
         (
             "client_capabilities",
@@ -158,8 +212,29 @@ async fn another_nodes_changes_apply_once_their_event_arrived() {
     wait_for_event(one, &ann, &q, "realm_emoji").await;
     assert!(render(one, &ann, ":tick:").await.contains("<img"));
 
-    // A setting checked on send.
+    // An alert word, which a send reads from the cache.
     one.create_channel(&one.owner, "town", &[&ann], &[]).await;
+    let before = one
+        .send_to_channel(&one.owner, "town", "t", "deploy today")
+        .await;
+    assert!(!has(&flags(one, &ann, before).await, "has_alert_word"));
+    let q = one.register(&ann, &params).await["queue_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    zero.post("/users/me/alert_words")
+        .as_user(&ann)
+        .json_param("alert_words", &json!(["deploy"]))
+        .send()
+        .await
+        .success();
+    wait_for_event(one, &ann, &q, "alert_words").await;
+    let after = one
+        .send_to_channel(&one.owner, "town", "t", "deploy again")
+        .await;
+    assert!(has(&flags(one, &ann, after).await, "has_alert_word"));
+
+    // A setting checked on send.
     fn empty<'a>(node: &'a TestApp, ann: &Account) -> parley_tests::RequestBuilder<'a> {
         node.post("/messages")
             .as_user(ann)

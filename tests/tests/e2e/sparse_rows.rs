@@ -249,3 +249,50 @@ backend_test! {
         assert_eq!(stored, vec![(busy[0], *busy.last().unwrap())]);
     }
 }
+
+/// A user's read ranges in one channel, in order.
+async fn ranges_in(app: &TestApp, user: i64, channel: i64) -> Vec<(i64, i64)> {
+    app.ctx
+        .db
+        .transaction(move |conn| {
+            read_ranges::table
+                .filter(read_ranges::user_id.eq(user))
+                .filter(read_ranges::channel_id.eq(channel))
+                .select((read_ranges::low, read_ranges::high))
+                .order(read_ranges::high)
+                .load::<(i64, i64)>(conn)
+                .map_err(parley_storage::StorageError::from)
+        })
+        .await
+        .unwrap()
+}
+
+backend_test! {
+    async fn a_sender_reading_their_own_sends_keeps_one_range(app) {
+        let owner = app.owner.clone();
+        let ann = app.create_user("ann@parley.test", "Ann", parley_domain::Role::Member).await;
+        let big = app.create_channel(&owner, "big", &[&owner, &ann], &[]).await;
+        app.create_channel(&owner, "other", &[&owner, &ann], &[]).await;
+        let own = |channel: &'static str, content: &'static str| {
+            app.post("/messages").as_user(&owner).param("type", "stream").param("to", channel)
+                .param("topic", "t").param("content", content).param("read_by_sender", "true")
+                .send()
+        };
+        let me = owner.user_id.0;
+        let first = own("big", "one").await.success()["id"].as_i64().unwrap();
+        // A message of another channel between two of the channel's does not part them.
+        own("other", "elsewhere").await.success();
+        let second = own("big", "two").await.success()["id"].as_i64().unwrap();
+        assert_eq!(ranges_in(&app, me, big).await, vec![(first, second)]);
+        // Ann's message in between is unread for the owner: the next own send starts a range.
+        let anns = app.send_to_channel(&ann, "big", "t", "from ann").await;
+        let third = own("big", "three").await.success()["id"].as_i64().unwrap();
+        assert_eq!(ranges_in(&app, me, big).await, vec![(first, second), (third, third)]);
+        assert!(!flags(&app, &owner, anns).await.contains(&"read".to_owned()));
+        assert!(flags(&app, &owner, third).await.contains(&"read".to_owned()));
+        // Reading it joins all three into one maximal range.
+        app.post("/messages/flags").as_user(&owner).json_param("messages", &json!([anns]))
+            .param("op", "add").param("flag", "read").send().await.success();
+        assert_eq!(ranges_in(&app, me, big).await, vec![(first, third)]);
+    }
+}

@@ -8,8 +8,10 @@ use crate::error::ActionResult;
 use crate::notify::{self, messages::MessageAudience};
 use crate::publish::Events;
 use crate::time::now;
+use crate::user_topics::TopicBefore;
 use parley_domain::message::flags;
 use parley_domain::user::User;
+use parley_domain::user_topic::VisibilityPolicy;
 use parley_domain::{ChannelId, ErrorCode, UserId};
 use parley_storage::messages::{self, NewMessage};
 use parley_storage::{channels, reactions, DbConn};
@@ -67,7 +69,14 @@ pub(super) fn commit(
             mentioned,
             rules,
         } => {
-            let starts_topic = !messages::topic_exists(conn, channel.id, topic)?;
+            let (has_messages, sender_policy) =
+                messages::topic_for_send(conn, channel.id, topic, sender.id)?;
+            let before = TopicBefore {
+                starts: !has_messages,
+                sender_policy: sender_policy
+                    .and_then(VisibilityPolicy::from_code)
+                    .unwrap_or(VisibilityPolicy::Inherit),
+            };
             if rendered.topic_wildcard {
                 let participants = topic_participants(conn, channel.id, topic, sender)?;
                 check_wildcard(
@@ -105,14 +114,7 @@ pub(super) fn commit(
                 notify::messages::new_message_sent(ctx, conn, sender, new.row(id), &[], audience)?;
             events.push(event);
             let automatic_new_visibility_policy = crate::user_topics::apply_after_send(
-                conn,
-                events,
-                sender,
-                channel.id,
-                topic,
-                starts_topic,
-                *rules,
-                mentioned,
+                conn, events, sender, channel.id, topic, before, *rules, mentioned,
             )?;
             Ok(Sent {
                 id,

@@ -21,7 +21,7 @@ use parley_domain::user::User;
 use parley_domain::{ChannelId, ErrorCode, RequestError, UserId};
 use parley_markdown::Rendered;
 use parley_storage::subscriptions::Subscription;
-use parley_storage::{alert_words, spans, users, DbConn};
+use parley_storage::{spans, users, DbConn};
 use std::collections::{BTreeSet, HashSet};
 
 use super::{Destination, SendMessage};
@@ -114,8 +114,7 @@ pub(super) fn prepare(
             if !rows.iter().any(|(user, _)| *user == sender.id) {
                 rows.push((sender.id, sender_bits));
             }
-            let words = alert_words::of_channel_recipients(conn, channel.id)?;
-            crate::alert_words::flag_alerted_by(content, sender.id, &mut rows, &words);
+            crate::alert_words::flag_alerted(conn, content, sender.id, &mut rows)?;
             let mentioned_ids: Vec<UserId> = rows
                 .iter()
                 .filter(|(_, bits)| bits & flags::MENTIONED != 0)

@@ -1,11 +1,13 @@
-//! The organization's policy (groups and permissions), linkifiers, custom emoji and outgoing
-//! webhook bots, kept in memory between requests instead of being read again by every send,
-//! edit, rendering and permission check.
+//! The organization's policy (groups and permissions), linkifiers, custom emoji, outgoing
+//! webhook bots and what sends read about people (alert words, mutes, topic settings:
+//! [`send_inputs`]), kept in memory between requests instead of being read again by every
+//! send, edit, rendering and permission check.
 //!
 //! **Filled** on first use, by whichever action asks first, from its own connection.
 //!
 //! **Invalidated** by the events that announce a change (`realm`, `realm_user`, `user_group`,
-//! `realm_linkifiers`, `realm_emoji`, `realm_user_settings_defaults`): when a transaction
+//! `realm_linkifiers`, `realm_emoji`, `realm_user_settings_defaults`, `alert_words`,
+//! `muted_users`, `user_settings`): when a transaction
 //! records such an event, and again when such an event is delivered, whether this process
 //! committed it or another process did (from the event log, on PostgreSQL). One mechanism thus
 //! serves one process and several; another process's change applies here once its event has
@@ -25,13 +27,19 @@
 //! helper. Outside a scope (start-up code, tests of helpers) everything is read from the
 //! database as before.
 
+mod send_inputs;
+
+pub(crate) use send_inputs::{alert_words_of, muters_of, send_settings};
+
 use crate::outgoing_webhooks::OutgoingBots;
 use crate::policy::Policy;
+use parley_domain::UserId;
 use parley_events::{Body, Event};
 use parley_storage::linkifiers::Linkifier;
 use parley_storage::realm_emoji::RealmEmojiRow;
 use parley_storage::{DbConn, StorageError};
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -43,6 +51,9 @@ const INVALIDATING: &[&str] = &[
     "realm_linkifiers",
     "realm_emoji",
     "realm_user_settings_defaults",
+    "alert_words",
+    "muted_users",
+    "user_settings",
 ];
 
 /// Event types whose recording means that what a send read before its writing turn may have
@@ -74,6 +85,10 @@ struct State {
     realm_id: Option<i64>,
     realm_deactivated: Option<bool>,
     outgoing_bots: Option<OutgoingBots>,
+    alert_words: Option<send_inputs::AlertWords>,
+    muters: Option<send_inputs::Muters>,
+    /// Filled person by person, as they send.
+    send_settings: HashMap<UserId, send_inputs::SendSettings>,
     /// Bumped whenever a transaction records a [`SEND_INPUTS`] event, and again after it ends.
     inputs_generation: u64,
     /// Transactions that recorded such an event and have not ended.
@@ -285,6 +300,9 @@ fn invalidate(state: &mut State) {
     state.realm_id = None;
     state.realm_deactivated = None;
     state.outgoing_bots = None;
+    state.alert_words = None;
+    state.muters = None;
+    state.send_settings.clear();
 }
 
 /// Whether an event announces a change of what is cached.
