@@ -105,27 +105,46 @@ pub async fn access_user_by_api_key(
 }
 
 /// Like [`access_user_by_api_key`] without using the API allowance, for the one endpoint that
-/// meters itself: `GET /events` (see [`crate::event_queues::get_events`]).
+/// meters itself: `GET /events` (see [`crate::event_queues::get_events`]). A caller who
+/// authenticated before is found in the organization cache (`realm_cache::callers`), without
+/// a statement or a trip to the blocking pool; the key is compared the same way either way.
 pub async fn access_user_by_api_key_unmetered(
     ctx: &Context,
     email: String,
     api_key: String,
 ) -> ActionResult<User> {
+    let cache = ctx.events.realm_cache().clone();
+    if let Some((user, key)) = cache.api_caller(&email) {
+        return check_api_key(user, &key, &api_key);
+    }
+    let mark = cache.caller_mark();
     let host = ctx.realm.host.clone();
-    let user = ctx
+    let (user, key, email) = ctx
         .run(move |conn| {
             check_realm_active(conn)?;
-            let invalid = || RequestError::new(ErrorCode::InvalidApiKey, "Invalid API key");
-            let (user, key) = user_and_api_key(conn, &email, &host)?.ok_or_else(invalid)?;
-            if !secrets::api_keys_match(&api_key, &key) {
-                return Err(invalid().into());
-            }
-            if !user.is_active {
-                return Err(user_deactivated());
-            }
-            Ok::<_, ActionError>(user)
+            let (user, key) = user_and_api_key(conn, &email, &host)?.ok_or_else(invalid_api_key)?;
+            Ok::<_, ActionError>((user, key, email))
         })
         .await?;
+    let user = check_api_key(user, &key, &api_key)?;
+    if let Some(mark) = mark {
+        cache.keep_api_caller(mark, &email, user.clone(), key);
+    }
+    Ok(user)
+}
+
+fn invalid_api_key() -> RequestError {
+    RequestError::new(ErrorCode::InvalidApiKey, "Invalid API key")
+}
+
+/// The caller, when `given` is their key (compared in constant time) and they are active.
+fn check_api_key(user: User, key: &str, given: &str) -> ActionResult<User> {
+    if !secrets::api_keys_match(given, key) {
+        return Err(invalid_api_key().into());
+    }
+    if !user.is_active {
+        return Err(user_deactivated());
+    }
     Ok(user)
 }
 

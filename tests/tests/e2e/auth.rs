@@ -35,9 +35,10 @@ backend_test! {
 backend_test! {
     async fn deactivated_accounts_are_refused(app) {
         let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
+        // Ann authenticated just before (the cache keeps her), then an administrator
+        // deactivates her: her very next request is refused.
         app.get("/users/me").as_user(&ann).send().await.success();
-        let id = ann.user_id;
-        app.ctx.db.run(move |c| users::set_active(c, id, false)).await.unwrap();
+        app.delete(&format!("/users/{}", ann.user_id.0)).as_user(&app.owner).send().await.success();
         let body = app.get("/users/me").as_user(&ann).send().await.error(401, "USER_DEACTIVATED");
         assert_eq!(body["msg"], "Account is deactivated");
         app.post("/fetch_api_key").param("username", "ann@parley.test").param("password", &ann.password)

@@ -156,6 +156,22 @@ backend_test! {
     }
 }
 
+backend_test! {
+    async fn a_callers_changed_role_and_name_apply_to_their_next_request(app) {
+        let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
+        let me = || app.get("/users/me").as_user(&ann).send();
+        let before = me().await.success();
+        assert_eq!((before["role"].as_i64(), before["full_name"].as_str()), (Some(400), Some("Ann")));
+        // Ann is kept as authenticated; an administrator changes her.
+        app.patch(&format!("/users/{}", ann.user_id.0)).as_user(&app.owner)
+            .param("role", "200").param("full_name", "Ann Admin").send().await.success();
+        let after = me().await.success();
+        assert_eq!((after["role"].as_i64(), after["full_name"].as_str()), (Some(200), Some("Ann Admin")));
+        // And what she may do follows: an administrator's setting is hers to change now.
+        app.patch("/realm").as_user(&ann).param("description", "by Ann").send().await.success();
+    }
+}
+
 /// Waits until `node` has delivered an event of `kind` to the queue.
 async fn wait_for_event(node: &TestApp, who: &Account, queue: &str, kind: &str) {
     for _ in 0..100 {
@@ -233,6 +249,29 @@ async fn another_nodes_changes_apply_once_their_event_arrived() {
         .send_to_channel(&one.owner, "town", "t", "deploy again")
         .await;
     assert!(has(&flags(one, &ann, after).await, "has_alert_word"));
+
+    // A caller node 1 keeps as authenticated, deactivated through node 0.
+    let bob = zero
+        .create_user("bob@parley.test", "Bob", Role::Member)
+        .await;
+    one.get("/users/me").as_user(&bob).send().await.success();
+    let q = one
+        .register(&ann, &[("event_types", json!(["realm_user"]))])
+        .await["queue_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    zero.delete(&format!("/users/{}", bob.user_id.0))
+        .as_user(&zero.owner)
+        .send()
+        .await
+        .success();
+    wait_for_event(one, &ann, &q, "realm_user").await;
+    one.get("/users/me")
+        .as_user(&bob)
+        .send()
+        .await
+        .error(401, "USER_DEACTIVATED");
 
     // A setting checked on send.
     fn empty<'a>(node: &'a TestApp, ann: &Account) -> parley_tests::RequestBuilder<'a> {

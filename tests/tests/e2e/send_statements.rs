@@ -1,8 +1,9 @@
 //! Statements per send (issue 15): on PostgreSQL each is a round trip with its parsing and
-//! planning, so a send's cost follows their number. What a send reads about people (alert
-//! words, mutes, the sender's topic settings) comes from the organization cache; the channel
-//! and the sender's subscription are one statement, the topic's first message and the sender's
-//! policy for the topic another, and a read copy joins its reader's read range in one.
+//! planning, so a send's cost follows their number. The caller, and what a send reads about
+//! people (alert words, mutes, the sender's topic settings), come from the organization cache;
+//! the channel and the sender's subscription are one statement, the topic's first message and
+//! the sender's policy for the topic another, and a read copy joins its reader's read range in
+//! one.
 //! `realm_cache.rs` checks that what is cached stays current. `PRINT_STATEMENTS=1` prints each
 //! statement counted.
 
@@ -55,13 +56,13 @@ async fn a_channel_send_takes_few_statements() {
             app.send_to_channel(&bob, "town", "t", "deploy now").await;
         })
         .await;
-        // Both: the request's user and API key, the channel with the sender's subscription,
+        // Both (the caller comes from the cache): the channel with the sender's subscription,
         // the channel's recipients, the topic's first message with the sender's policy, the
         // message, Cat's read range (she muted Bob), Ann's row (her alert word). SQLite: the
         // transaction's four (`BEGIN`, the group commit's savepoint and its release, `COMMIT`).
         // PostgreSQL: `BEGIN`, the spans' lock, the event log, `COMMIT`.
         assert_eq!(
-            sent, 11,
+            sent, 10,
             "statements per channel send (PostgreSQL: {postgres})"
         );
     }

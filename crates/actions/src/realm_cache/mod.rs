@@ -1,13 +1,13 @@
 //! The organization's policy (groups and permissions), linkifiers, custom emoji, outgoing
-//! webhook bots and what sends read about people (alert words, mutes, topic settings:
-//! [`send_inputs`]), kept in memory between requests instead of being read again by every
-//! send, edit, rendering and permission check.
+//! webhook bots, what sends read about people (alert words, mutes, topic settings:
+//! [`send_inputs`]) and the API callers ([`callers`]), kept in memory between requests instead
+//! of being read again by every request, send, edit, rendering and permission check.
 //!
 //! **Filled** on first use, by whichever action asks first, from its own connection.
 //!
 //! **Invalidated** by the events that announce a change (`realm`, `realm_user`, `user_group`,
 //! `realm_linkifiers`, `realm_emoji`, `realm_user_settings_defaults`, `alert_words`,
-//! `muted_users`, `user_settings`): when a transaction
+//! `muted_users`, `user_settings`, `realm_bot`): when a transaction
 //! records such an event, and again when such an event is delivered, whether this process
 //! committed it or another process did (from the event log, on PostgreSQL). One mechanism thus
 //! serves one process and several; another process's change applies here once its event has
@@ -27,6 +27,7 @@
 //! helper. Outside a scope (start-up code, tests of helpers) everything is read from the
 //! database as before.
 
+mod callers;
 mod send_inputs;
 
 pub(crate) use send_inputs::{alert_words_of, muters_of, send_settings};
@@ -54,6 +55,7 @@ const INVALIDATING: &[&str] = &[
     "alert_words",
     "muted_users",
     "user_settings",
+    "realm_bot",
 ];
 
 /// Event types whose recording means that what a send read before its writing turn may have
@@ -89,6 +91,8 @@ struct State {
     muters: Option<send_inputs::Muters>,
     /// Filled person by person, as they send.
     send_settings: HashMap<UserId, send_inputs::SendSettings>,
+    /// Authenticated API callers by address, with their API key (`callers`).
+    api_callers: HashMap<String, (parley_domain::user::User, String)>,
     /// Bumped whenever a transaction records a [`SEND_INPUTS`] event, and again after it ends.
     inputs_generation: u64,
     /// Transactions that recorded such an event and have not ended.
@@ -127,6 +131,11 @@ impl std::fmt::Debug for RealmCache {
 }
 
 impl RealmCache {
+    /// Whether the cache is on (see [`RealmCache::set_enabled`]).
+    fn serving(&self) -> bool {
+        self.enabled.load(Ordering::Relaxed)
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -303,6 +312,7 @@ fn invalidate(state: &mut State) {
     state.alert_words = None;
     state.muters = None;
     state.send_settings.clear();
+    state.api_callers.clear();
 }
 
 /// Whether an event announces a change of what is cached.
