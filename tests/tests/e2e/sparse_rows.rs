@@ -24,19 +24,25 @@ async fn rows_of(app: &TestApp, message: i64) -> Vec<(i64, i64)> {
         .unwrap()
 }
 
-async fn ranges_of(app: &TestApp, user: i64) -> Vec<(i64, i64)> {
+/// A user's read ranges `(channel, low, high)`, in order of `high`.
+async fn ranges_with_channels(app: &TestApp, user: i64) -> Vec<(i64, i64, i64)> {
     app.ctx
         .db
         .transaction(move |conn| {
             read_ranges::table
                 .filter(read_ranges::user_id.eq(user))
-                .select((read_ranges::low, read_ranges::high))
+                .select((read_ranges::channel_id, read_ranges::low, read_ranges::high))
                 .order(read_ranges::high)
-                .load::<(i64, i64)>(conn)
+                .load::<(i64, i64, i64)>(conn)
                 .map_err(parley_storage::StorageError::from)
         })
         .await
         .unwrap()
+}
+
+async fn ranges_of(app: &TestApp, user: i64) -> Vec<(i64, i64)> {
+    let all = ranges_with_channels(app, user).await;
+    all.into_iter().map(|(_, low, high)| (low, high)).collect()
 }
 
 async fn flags(app: &TestApp, who: &Account, id: i64) -> Vec<String> {
@@ -252,19 +258,11 @@ backend_test! {
 
 /// A user's read ranges in one channel, in order.
 async fn ranges_in(app: &TestApp, user: i64, channel: i64) -> Vec<(i64, i64)> {
-    app.ctx
-        .db
-        .transaction(move |conn| {
-            read_ranges::table
-                .filter(read_ranges::user_id.eq(user))
-                .filter(read_ranges::channel_id.eq(channel))
-                .select((read_ranges::low, read_ranges::high))
-                .order(read_ranges::high)
-                .load::<(i64, i64)>(conn)
-                .map_err(parley_storage::StorageError::from)
-        })
-        .await
-        .unwrap()
+    let all = ranges_with_channels(app, user).await;
+    all.into_iter()
+        .filter(|(c, _, _)| *c == channel)
+        .map(|(_, low, high)| (low, high))
+        .collect()
 }
 
 backend_test! {
