@@ -149,17 +149,19 @@ impl Context {
         F: FnOnce(&mut DbConn, &mut Events) -> ActionResult<R> + Send + 'static,
         R: Send + 'static,
     {
-        let _turn = self.events.shared().await;
-        let origin = self.events.log_origin();
-        let cache = Arc::clone(self.events.realm_cache());
-        // Outlives the commit: a change of the organization cache ends after it.
-        let change = Arc::new(ChangeSlot::default());
-        let slot = Arc::clone(&change);
-        let (db, hub) = (self.db.clone(), Arc::clone(&self.events));
-        // A task of its own, so that the committed entry is handed to this process's follower
-        // even if the request is dropped while the transaction runs.
-        let (result, events, position) = tokio::spawn(async move {
-            let committed = db
+        let ctx = self.clone();
+        // A task of its own, so that everything after the commit happens even if the request is
+        // dropped meanwhile: the committed entry is handed to this process's follower (with a
+        // log), or the events are published (without one), and outgoing webhooks are sent.
+        tokio::spawn(async move {
+            let _turn = ctx.events.shared().await;
+            let origin = ctx.events.log_origin();
+            let cache = Arc::clone(ctx.events.realm_cache());
+            // Outlives the commit: a change of the organization cache ends after it.
+            let change = Arc::new(ChangeSlot::default());
+            let slot = Arc::clone(&change);
+            let (result, events, position) = ctx
+                .db
                 .transaction(move |conn| {
                     crate::realm_cache::scoped(&cache, &slot, || {
                         let mut events = Events::default();
@@ -169,18 +171,15 @@ impl Context {
                         Ok::<_, ActionError>((result, Arc::new(events.0), position))
                     })
                 })
-                .await;
-            if let Ok((_, events, position)) = &committed {
-                hub.hand_over(*position, events);
-            }
-            committed
+                .await?;
+            ctx.events.hand_over(position, &events);
+            crate::outgoing_webhooks::after_commit(&ctx, &events);
+            ctx.events.committed(events, position).await;
+            drop(change);
+            Ok(result)
         })
         .await
-        .map_err(|e| ActionError::Internal(format!("a write task failed: {e}")))??;
-        crate::outgoing_webhooks::after_commit(self, &events);
-        self.events.committed(events, position).await;
-        drop(change);
-        Ok(result)
+        .map_err(|e| ActionError::Internal(format!("a write task failed: {e}")))?
     }
 
     /// [`Db::run`] with the organization cache (`crate::realm_cache`) in scope.

@@ -11,6 +11,7 @@ mod channel_folders;
 mod channels;
 mod cluster;
 mod drafts;
+mod dropped_requests;
 mod email_invites;
 mod events;
 mod events_channels;
