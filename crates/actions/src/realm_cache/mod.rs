@@ -1,15 +1,15 @@
 //! The organization's policy (groups and permissions), linkifiers, custom emoji, outgoing
 //! webhook bots, what sends read about people (alert words, mutes, topic settings:
-//! [`send_inputs`]) and the API callers ([`callers`]), kept in memory between requests instead
+//! `send_inputs`) and the API callers (`callers`), kept in memory between requests instead
 //! of being read again by every request, send, edit, rendering and permission check.
 //!
 //! **Filled** on first use, by whichever action asks first, from its own connection.
 //!
-//! **Invalidated** by the events that announce a change (`realm`, `realm_user`, `user_group`,
-//! `realm_linkifiers`, `realm_emoji`, `realm_user_settings_defaults`, `alert_words`,
-//! `muted_users`, `user_settings`, `realm_bot`): when a transaction
-//! records such an event, and again when such an event is delivered, whether this process
-//! committed it or another process did (from the event log, on PostgreSQL). One mechanism thus
+//! **Invalidated** by the events that announce a change (`INVALIDATING`: `realm`,
+//! `realm_user`, `realm_bot`, `user_group`, `realm_linkifiers`, `realm_emoji`,
+//! `realm_user_settings_defaults`, `alert_words`, `muted_users`, `user_settings`): when a
+//! transaction records such an event, and again when such an event is delivered, whether this
+//! process committed it or another process did (from the event log, on PostgreSQL). One mechanism thus
 //! serves one process and several; another process's change applies here once its event has
 //! arrived, which is when this process's clients learn of it anyway.
 //!
