@@ -15,7 +15,8 @@ pub struct UnreadRow {
     /// Message ID.
     #[diesel(sql_type = BigInt)]
     pub id: i64,
-    /// The reader's flags.
+    /// The reader's flags: exact for the mention bits (what the summary lists mentions by); of
+    /// a channel message covered by a span, the other bits of the reader's row are not read.
     #[diesel(sql_type = BigInt)]
     pub flags: i64,
     /// Sender.
