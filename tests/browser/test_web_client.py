@@ -284,9 +284,12 @@ def run(site, data_dir, server, args):
             a.keyboard.type(f'channel:"{channel}" dinner')
             a.keyboard.press("Enter")
             a.wait_for_url("**#narrow/channel/**/search/dinner")
+            # the topic's view (which shows the same message, and only it) may still be on
+            # screen for a moment after the address changes, so a count of one message alone
+            # could be the topic's: wait for the search's title and for its page to be loaded
+            a.wait_for_selector(".narrow-title:has-text('Search:')")
+            a.wait_for_selector(".loading", state="detached")
             message_locator(a, "Who is coming to dinner?").wait_for()
-            # the topic's view (which shows the same message) may still be on screen for a
-            # moment after the address changes: wait for the search's view to replace it
             a.wait_for_function("document.querySelectorAll('.message').length === 1")
             return a.locator(".message").count() == 1
         step("search with operators narrows to the match", search)
