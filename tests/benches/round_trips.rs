@@ -1,6 +1,6 @@
 //! Database round trips of the common requests, with the organization cache
-//! (`parley_actions::realm_cache`) on and off: every statement any connection of the process
-//! runs is counted (diesel's instrumentation), around `POST /messages` to a channel, a direct
+//! (`parley_actions::realm_cache`) on and off: every statement on the app's database is counted
+//! (diesel's instrumentation, `parley_tests::statements`), around `POST /messages` to a channel, a direct
 //! message, `POST /messages/render`, a reaction and a `GET /messages` page, each repeated.
 //!
 //! `cargo bench -p parley-tests --bench round_trips` (SQLite; PostgreSQL with
@@ -9,45 +9,35 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use diesel::connection::{set_default_instrumentation, Instrumentation, InstrumentationEvent};
 use parley_domain::Role;
 use parley_storage::testing::Backend;
 use parley_tests::bench::env_usize;
+use parley_tests::statements::{count_statements, statements};
 use parley_tests::{lifted_api_limit, Account, TestApp};
 use serde_json::json;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-static STATEMENTS: AtomicU64 = AtomicU64::new(0);
-
-fn counting() -> Option<Box<dyn Instrumentation>> {
-    Some(Box::new(|event: InstrumentationEvent<'_>| {
-        if let InstrumentationEvent::StartQuery { .. } = event {
-            STATEMENTS.fetch_add(1, Ordering::Relaxed);
-        }
-    }))
-}
-
-/// Statements and wall time per call of `f`, over `repeat` calls.
-async fn measure<F, Fut>(repeat: usize, mut f: F) -> (f64, f64)
+/// Statements (on `app`'s database, `parley_tests::statements`) and wall time per call of `f`,
+/// over `repeat` calls.
+async fn measure<F, Fut>(app: &TestApp, repeat: usize, mut f: F) -> (f64, f64)
 where
     F: FnMut(usize) -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
     f(0).await;
-    let before = STATEMENTS.load(Ordering::Relaxed);
+    let before = statements(app);
     let started = Instant::now();
     for i in 0..repeat {
         f(i + 1).await;
     }
     let elapsed = started.elapsed().as_secs_f64() * 1000.0;
-    let statements = STATEMENTS.load(Ordering::Relaxed) - before;
-    (statements as f64 / repeat as f64, elapsed / repeat as f64)
+    let counted = statements(app) - before;
+    (counted as f64 / repeat as f64, elapsed / repeat as f64)
 }
 
 #[actix_web::main]
 async fn main() {
-    set_default_instrumentation(counting).unwrap();
+    count_statements();
     let repeat = env_usize("BENCH_REPEAT", 50);
     let group_count = env_usize("BENCH_GROUPS", 20);
     let backend = match std::env::var("BENCH_DATABASE_URL") {
@@ -103,9 +93,9 @@ async fn main() {
     macro_rules! row {
         ($name:expr, $call:expr) => {{
             cache.set_enabled(false);
-            let (off, off_ms) = measure(repeat, $call).await;
+            let (off, off_ms) = measure(app, repeat, $call).await;
             cache.set_enabled(true);
-            let (on, on_ms) = measure(repeat, $call).await;
+            let (on, on_ms) = measure(app, repeat, $call).await;
             println!(
                 "| {} | {off:.1} | {on:.1} | {off_ms:.2} | {on_ms:.2} |",
                 $name
