@@ -444,16 +444,22 @@ fn seed_history(
 
 /// The history is seeded as whole rows, as a database before issue 15's representation held
 /// it; this rebuilds it as spans, read ranges and sparse rows exactly as migrations 000080 (from
-/// its first `UPDATE` on, which derives them) and 000081 do on an existing database.
+/// its first `UPDATE` on, which derives them), 000081 and 000104 (a covered row's `read` bit)
+/// do on an existing database. Without 000104 every star and mention of a reader stayed in the
+/// index of unread rows, which each unread count and `is:unread` page then read.
 fn to_spans(conn: &mut DbConn) {
-    let (derive, prune) = match conn {
+    let (derive, prune, read_bit) = match conn {
         DbConn::Sqlite(_) => (
             include_str!("../../migrations/sqlite/2026-11-26-000080_subscription_spans/up.sql"),
             include_str!("../../migrations/sqlite/2026-11-26-000081_sparse_user_messages/up.sql"),
+            include_str!("../../migrations/sqlite/2026-11-29-000104_covered_rows_read_bit/up.sql"),
         ),
         DbConn::Pg(_) => (
             include_str!("../../migrations/postgres/2026-11-26-000080_subscription_spans/up.sql"),
             include_str!("../../migrations/postgres/2026-11-26-000081_sparse_user_messages/up.sql"),
+            include_str!(
+                "../../migrations/postgres/2026-11-29-000104_covered_rows_read_bit/up.sql"
+            ),
         ),
     };
     let from = derive
@@ -463,6 +469,7 @@ fn to_spans(conn: &mut DbConn) {
         .unwrap();
     conn.batch_execute(&derive[from..]).unwrap();
     conn.batch_execute(prune).unwrap();
+    conn.batch_execute(read_bit).unwrap();
     match conn {
         DbConn::Sqlite(_) => conn.batch_execute("ANALYZE; PRAGMA wal_checkpoint(TRUNCATE);"),
         DbConn::Pg(_) => conn.batch_execute("VACUUM ANALYZE"),
@@ -670,7 +677,7 @@ async fn main() {
     let started_conversion = Instant::now();
     to_spans(&mut conn);
     println!(
-        "rebuilt as spans, read ranges and sparse rows (migrations 000080-000081) in {:.1}s: \
+        "rebuilt as spans, read ranges and sparse rows (migrations 000080, 000081, 000104) in {:.1}s: \
          {} spans, {} read ranges, {} user_messages rows left",
         started_conversion.elapsed().as_secs_f64(),
         count(&mut conn, "SELECT COUNT(*) AS n FROM subscription_spans"),
