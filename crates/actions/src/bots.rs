@@ -137,15 +137,16 @@ pub(crate) fn bot_object(ctx: &Context, conn: &mut DbConn, bot: &User) -> Action
     })
 }
 
-/// The `realm_bots` snapshot part: every bot for administrators, else the viewer's own bots
-/// (active or not).
+/// The `realm_bots` snapshot part: every bot for administrators (found among `everyone`, the
+/// organization's users), else the viewer's own bots (active or not).
 pub(crate) fn realm_bots(
     ctx: &Context,
     conn: &mut DbConn,
     viewer: &User,
+    everyone: &[User],
 ) -> ActionResult<Vec<Bot>> {
     let bots: Vec<User> = if viewer.role.is_admin() {
-        users::all(conn)?.into_iter().filter(User::is_bot).collect()
+        everyone.iter().filter(|u| u.is_bot()).cloned().collect()
     } else {
         users::bots_owned_by(conn, viewer.id)?
     };

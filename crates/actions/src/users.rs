@@ -182,8 +182,9 @@ pub async fn get_users(
                 found
             }
         };
+        let policy = crate::policy::load(conn)?;
         Ok(present::users::records(
-            &ctx2, conn, &viewer, targets, options,
+            &ctx2, conn, &policy, &viewer, &targets, options,
         )?)
     })
     .await
@@ -209,7 +210,8 @@ pub async fn access_user(
     let ctx2 = ctx.clone();
     ctx.run(move |conn| {
         let target = user_by_ref(conn, &viewer, &target, &ctx2.realm.host)?;
-        let record = present::users::records(&ctx2, conn, &viewer, vec![target], options)?;
+        let policy = crate::policy::load(conn)?;
+        let record = present::users::records(&ctx2, conn, &policy, &viewer, &[target], options)?;
         record
             .into_iter()
             .next()

@@ -2,6 +2,7 @@
 //! the viewer may not access.
 
 use crate::context::Context;
+use crate::policy::Policy;
 use parley_domain::user::User;
 use parley_domain::UserId;
 use parley_storage::{profile_fields, users, DbConn, StorageError};
@@ -27,12 +28,14 @@ pub fn profile_data_of(
     Ok(data)
 }
 
-/// `targets` as `viewer` sees them; users the viewer may not access are "Unknown user".
+/// `targets` as `viewer` sees them under `policy`; users the viewer may not access are
+/// "Unknown user".
 pub fn records(
     ctx: &Context,
     conn: &mut DbConn,
+    policy: &Policy,
     viewer: &User,
-    targets: Vec<User>,
+    targets: &[User],
     options: UserOptions,
 ) -> Result<Vec<wire::User>, StorageError> {
     let mut profile_data = if options.include_custom_profile_fields {
@@ -41,7 +44,7 @@ pub fn records(
     } else {
         HashMap::new()
     };
-    let accessible = accessible_users(conn, viewer)?;
+    let accessible = accessible_users(conn, policy, viewer)?;
     let (host, url) = (&ctx.realm.host, &ctx.realm.url);
     Ok(targets
         .iter()
@@ -69,9 +72,9 @@ pub fn records(
 /// always accessible), or None when they may know about everyone.
 fn accessible_users(
     conn: &mut DbConn,
+    policy: &Policy,
     viewer: &User,
 ) -> Result<Option<HashSet<UserId>>, StorageError> {
-    let policy = crate::policy::load(conn)?;
     if policy
         .groups
         .setting_contains(&policy.realm.can_access_all_users_group, viewer)

@@ -205,7 +205,16 @@ pub async fn do_register_spectator(
         let mut out = Snapshot::default();
         realm_state::versions(&mut out);
         if wanted.wants("realm") {
-            realm_state::realm_fields(&ctx2, &policy, &stored_realm, conn, &realm, &mut out)?;
+            let everyone = parley_storage::users::all(conn)?;
+            realm_state::realm_fields(
+                &ctx2,
+                &policy,
+                &stored_realm,
+                conn,
+                &everyone,
+                &realm,
+                &mut out,
+            )?;
         }
         if wanted.wants("stream") || wanted.wants("subscription") {
             let counts = parley_storage::subscriptions::subscriber_counts(conn)?;
@@ -265,12 +274,22 @@ pub(crate) fn fetch_snapshot(
         user,
         request,
         policy: &policy,
+        everyone: Default::default(),
     };
     let mut out = Snapshot::default();
     realm_state::versions(&mut out);
     let realm = realms::get(conn)?.ok_or_else(|| ActionError::Internal("no realm".into()))?;
     if wanted.wants("realm") {
-        realm_state::realm_fields(ctx, &policy, &stored_realm, conn, &realm, &mut out)?;
+        let everyone = input.everyone(conn)?;
+        realm_state::realm_fields(
+            ctx,
+            &policy,
+            &stored_realm,
+            conn,
+            everyone,
+            &realm,
+            &mut out,
+        )?;
     }
     people::fill(&input, &wanted, conn, &mut out)?;
     channel_state::fill(&input, &wanted, conn, &mut out)?;

@@ -20,19 +20,21 @@ pub(super) fn fill(
     conn: &mut DbConn,
     out: &mut Snapshot,
 ) -> ActionResult<()> {
-    let everyone = users::all(conn)?;
     if wanted.wants("realm_user") {
-        realm_users(input, conn, &everyone, out)?;
+        let everyone = input.everyone(conn)?;
+        realm_users(input, conn, everyone, out)?;
     }
     if wanted.wants("realm_user_groups") {
-        let mut list = present::groups::group_objects(conn, &input.policy.groups, &everyone)?;
+        let everyone = input.everyone(conn)?;
+        let mut list = present::groups::group_objects(conn, &input.policy.groups, everyone)?;
         if !input.request.client_capabilities.include_deactivated_groups {
             list.retain(|g| !g.deactivated);
         }
         put(out, "realm_user_groups", list);
     }
     if wanted.wants("realm_bot") {
-        let bots = crate::bots::realm_bots(input.ctx, conn, input.user)?;
+        let everyone = input.everyone(conn)?;
+        let bots = crate::bots::realm_bots(input.ctx, conn, input.user, everyone)?;
         put(out, "realm_bots", bots);
     }
     if wanted.wants("custom_profile_fields") {
@@ -61,7 +63,7 @@ fn realm_users(
         client_gravatar: input.request.client_gravatar,
         include_custom_profile_fields: true,
     };
-    let all = records(input.ctx, conn, me, everyone.to_vec(), options)?;
+    let all = records(input.ctx, conn, input.policy, me, everyone, options)?;
     let (active, inactive): (Vec<_>, Vec<_>) = all.into_iter().partition(|r| r.is_active);
     put(out, "realm_users", active);
     put(out, "realm_non_active_users", inactive);

@@ -7,6 +7,7 @@ use crate::policy::Policy;
 use parley_domain::message::EMPTY_TOPIC_DISPLAY_NAME;
 use parley_domain::realm::{limits, Realm, RealmPolicy};
 use parley_domain::realm_settings;
+use parley_domain::user::User;
 use parley_domain::version;
 use parley_storage::DbConn;
 use serde_json::{json, Map, Value};
@@ -41,6 +42,7 @@ pub(super) fn realm_fields(
     policy: &Policy,
     stored_realm: &HashMap<String, String>,
     conn: &mut DbConn,
+    everyone: &[User],
     realm: &Realm,
     out: &mut Snapshot,
 ) -> ActionResult<()> {
@@ -48,11 +50,11 @@ pub(super) fn realm_fields(
     let url = &ctx.realm.url;
     let description = crate::rendering::render(conn, url, &realm.description).html;
     // Anonymous settings list active users only, as the reference (and user groups) do.
-    let active: std::collections::HashSet<parley_domain::UserId> =
-        crate::notify::channels::active_users(conn)?
-            .iter()
-            .map(|u| u.id)
-            .collect();
+    let active: std::collections::HashSet<parley_domain::UserId> = everyone
+        .iter()
+        .filter(|u| u.is_active)
+        .map(|u| u.id)
+        .collect();
     let mut put = |key: &str, value: Value| {
         out.insert(key.to_owned(), value);
     };
