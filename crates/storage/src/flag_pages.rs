@@ -22,8 +22,9 @@
 //! Both backends read such pages this way.
 //!
 //! Unread narrows (`is:unread`, alone or with other terms, not with `search:`) are read the same
-//! way from the reader's unread IDs ([`crate::unread::ids`], found without the history), nearest
-//! the anchor first, instead of listing every unread ID in one page query.
+//! way from the reader's unread messages nearest the anchor ([`UnreadNearest`], found without
+//! the history and without reading every unread message), instead of listing every unread ID in
+//! one page query.
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
@@ -31,6 +32,7 @@ use crate::messages::{
     asks_unread, matching_among, Audience, Condition, Direction, PageRow, ReadMessage, Side,
 };
 use crate::sql::{id_list, IdRow, SqlBuilder};
+use crate::unread_nearest::UnreadNearest;
 use parley_domain::message::flags;
 use parley_domain::UserId;
 
@@ -85,8 +87,7 @@ pub(crate) fn page(
         None if asks_unread(conditions)
             && !conditions.iter().any(|c| matches!(c, Condition::Search(_))) =>
         {
-            let ids = crate::unread::ids(conn, audience.reader)?;
-            Driver::Unread(ids.into_iter().map(|m| m.0).collect())
+            Driver::Unread(UnreadNearest::new(conn, audience.reader)?)
         }
         None => return Ok(None),
     };
@@ -123,7 +124,7 @@ pub(crate) fn page(
         }
         let (ids, exhausted) = match &driver {
             Driver::Rows(bit) => candidates(conn, audience.reader, *bit, edge, direction, size)?,
-            Driver::Unread(all) => nearest(all, edge, direction, size),
+            Driver::Unread(unread) => unread.take(conn, edge, direction, size)?,
         };
         let Some(&last) = ids.last() else {
             break;
@@ -155,26 +156,8 @@ pub(crate) fn page(
 enum Driver {
     /// The reader's rows with this bit (and `@all` messages, for mentions).
     Rows(i64),
-    /// The reader's unread message IDs, ascending.
-    Unread(Vec<i64>),
-}
-
-/// The `size` IDs of `all` (ascending) nearest `edge` (inclusive) on `direction`'s side,
-/// nearest first, and whether they are all there are.
-fn nearest(all: &[i64], edge: i64, direction: Direction, size: i64) -> (Vec<i64>, bool) {
-    let size = usize::try_from(size).unwrap_or(usize::MAX);
-    match direction {
-        Direction::Before => {
-            let end = all.partition_point(|id| *id <= edge);
-            let start = end.saturating_sub(size);
-            (all[start..end].iter().rev().copied().collect(), start == 0)
-        }
-        Direction::After => {
-            let start = all.partition_point(|id| *id < edge);
-            let end = start.saturating_add(size).min(all.len());
-            (all[start..end].to_vec(), end == all.len())
-        }
-    }
+    /// The reader's unread messages, read nearest the anchor first.
+    Unread(UnreadNearest),
 }
 
 /// The `size` candidate IDs nearest `edge` (inclusive) on `direction`'s side, nearest first,
@@ -228,22 +211,6 @@ fn candidates(
 mod tests {
     use super::*;
     use parley_domain::ChannelId;
-
-    #[test]
-    fn nearest_takes_the_ids_on_the_anchor_side_nearest_first() {
-        let all = [3, 5, 8, 13, 21];
-        assert_eq!(
-            nearest(&all, 13, Direction::Before, 2),
-            (vec![13, 8], false)
-        );
-        assert_eq!(
-            nearest(&all, 12, Direction::Before, 9),
-            (vec![8, 5, 3], true)
-        );
-        assert_eq!(nearest(&all, 5, Direction::After, 2), (vec![5, 8], false));
-        assert_eq!(nearest(&all, 9, Direction::After, 2), (vec![13, 21], true));
-        assert_eq!(nearest(&all, 2, Direction::Before, 5), (vec![], true));
-    }
 
     #[test]
     fn the_driver_is_a_plain_flag_that_needs_a_row_or_an_all_mention() {

@@ -54,6 +54,7 @@ pub mod summaries;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod unread;
+mod unread_nearest;
 pub mod url;
 pub mod user_status;
 pub mod user_topics;

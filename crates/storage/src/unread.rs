@@ -147,7 +147,10 @@ where
 /// The gaps of the user's spans, `(channel, low, high)`: per span, the parts outside every read
 /// range. The spans and the ranges are read in one query each and the gaps computed here, so
 /// the statements are a handful, not two per span.
-fn channel_gaps(conn: &mut DbConn, user: UserId) -> Result<Vec<(i64, i64, i64)>, StorageError> {
+pub(crate) fn channel_gaps(
+    conn: &mut DbConn,
+    user: UserId,
+) -> Result<Vec<(i64, i64, i64)>, StorageError> {
     let all_spans: Vec<(i64, i64, Option<i64>)> = spans::table
         .filter(spans::user_id.eq(user.0))
         .select((

@@ -54,6 +54,7 @@ mod spans_migration;
 mod sparse_rows;
 mod subscriptions_update;
 mod typing;
+mod unread_pages;
 mod uploads;
 mod user_groups;
 mod user_status;

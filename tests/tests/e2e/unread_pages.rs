@@ -1,0 +1,105 @@
+//! `is:unread` pages, read from the reader's unread messages nearest the anchor in ID windows
+//! that grow outwards (`storage::unread_nearest`): with unread messages far apart (long runs of
+//! IDs nobody received between them), direct messages among them, some read, and anchors
+//! anywhere, every page must be exactly the unread messages nearest the anchor, as the list
+//! computed from what was sent and read says.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use diesel::connection::SimpleConnection;
+use parley_domain::Role;
+use parley_storage::{DbConn, StorageError};
+use parley_tests::pages::{assert_pages, expected, page, SHAPES};
+use parley_tests::{busy_backend_test, Account, TestApp};
+use serde_json::json;
+
+/// Makes the next message's ID `n` higher than it would have been: a run of IDs no one
+/// received (as another organization's traffic, or deleted messages, leave).
+async fn skip_message_ids(app: &TestApp, n: i64) {
+    app.ctx
+        .db
+        .transaction(move |conn| {
+            let sql = match conn {
+                DbConn::Sqlite(_) => {
+                    format!("UPDATE sqlite_sequence SET seq = seq + {n} WHERE name = 'messages'")
+                }
+                DbConn::Pg(_) => format!(
+                    "SELECT setval(pg_get_serial_sequence('messages', 'id'), \
+                     (SELECT MAX(id) FROM messages) + {n})"
+                ),
+            };
+            conn.batch_execute(&sql).map_err(StorageError::from)
+        })
+        .await
+        .unwrap();
+}
+
+async fn send_dm(app: &TestApp, from: &Account, to: &Account, content: &str) -> i64 {
+    app.post("/messages")
+        .as_user(from)
+        .param("type", "direct")
+        .json_param("to", &json!([to.user_id.0]))
+        .param("content", content)
+        .send()
+        .await
+        .success()["id"]
+        .as_i64()
+        .unwrap()
+}
+
+busy_backend_test! {
+    async fn unread_pages_are_the_unread_messages_nearest_the_anchor(app) {
+        let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
+        let bob = app.create_user("bob@parley.test", "Bob", Role::Member).await;
+        app.create_channel(&ann, "near", &[&ann, &bob], &[]).await;
+        app.create_channel(&ann, "far", &[&ann, &bob], &[]).await;
+        // Bob's messages, unread for Ann: groups far apart, each with a direct message.
+        let mut sent: Vec<(i64, &str)> = Vec::new();
+        for (group, skip) in [(0, 3_000), (1, 700), (2, 20_000), (3, 0)] {
+            for i in 0..4 {
+                let channel = if (group + i) % 2 == 0 { "near" } else { "far" };
+                let id = app.send_to_channel(&bob, channel, "t", &format!("g{group} m{i}")).await;
+                sent.push((id, channel));
+            }
+            sent.push((send_dm(&app, &bob, &ann, &format!("g{group} dm")).await, "dm"));
+            skip_message_ids(&app, skip).await;
+        }
+        // Ann reads one stretch and single messages, a direct message among them.
+        let read: Vec<i64> = [1, 5, 6, 7, 8, 14].iter().map(|&i| sent[i].0).collect();
+        app.post("/messages/flags").as_user(&ann).json_param("messages", &json!(read))
+            .param("op", "add").param("flag", "read").send().await.success();
+        let unread_in = |place: Option<&str>| -> Vec<i64> {
+            sent.iter()
+                .filter(|(id, at)| !read.contains(id) && place.is_none_or(|p| p == *at))
+                .map(|(id, _)| *id)
+                .collect()
+        };
+        let unread = unread_in(None);
+        assert_eq!(unread.len(), 14);
+
+        let anchors = |list: &[i64]| (list[0], list[list.len() / 2], *list.last().unwrap());
+        for (narrow, matches) in [
+            (json!([["is", "unread"]]), unread.clone()),
+            (json!([["channel", "far"], ["is", "unread"]]), unread_in(Some("far"))),
+            (json!([["is", "dm"], ["is", "unread"]]), unread_in(Some("dm"))),
+        ] {
+            assert_pages(&app, &ann, &narrow, &matches, anchors(&matches), &SHAPES).await;
+        }
+        // From every message sent, read or not, and from inside the runs between the groups.
+        let narrow = json!([["is", "unread"]]);
+        let mut from: Vec<i64> = sent.iter().map(|(id, _)| *id).collect();
+        from.extend(sent.iter().map(|(id, _)| id + 350));
+        for anchor in from {
+            for (before, after) in [(1, 1), (2, 0), (0, 2), (3, 3)] {
+                assert_eq!(
+                    page(&app, &ann, &narrow, &anchor.to_string(), before, after).await,
+                    expected(&unread, anchor, before, after),
+                    "anchor {anchor}, {before} before, {after} after"
+                );
+            }
+        }
+        // Bob's own messages: sent through the API, they start unread for him too.
+        let bob_view: Vec<i64> = sent.iter().map(|(id, _)| *id).collect();
+        assert_pages(&app, &bob, &narrow, &bob_view, anchors(&bob_view), &SHAPES).await;
+    }
+}
