@@ -461,6 +461,21 @@ impl TestApp {
             .expect("message id")
     }
 
+    /// Sends a direct message as `who` to `to` (a JSON list of user IDs or addresses); returns
+    /// its ID.
+    pub async fn send_direct(&self, who: &Account, to: Value, content: &str) -> i64 {
+        self.post("/messages")
+            .as_user(who)
+            .param("type", "direct")
+            .json_param("to", &to)
+            .param("content", content)
+            .send()
+            .await
+            .success()["id"]
+            .as_i64()
+            .expect("message id")
+    }
+
     /// Inserts `count` members straight into storage (no password hashing, no events), for
     /// benchmarks that need many users; their API keys are their index, zero-padded. Other
     /// nodes of a cluster must invalidate their organization cache themselves.

@@ -7,19 +7,6 @@ use parley_domain::Role;
 use parley_tests::{backend_test, Account, TestApp};
 use serde_json::{json, Value};
 
-async fn send_dm(app: &TestApp, who: &Account, to: Value, content: &str) -> i64 {
-    app.post("/messages")
-        .as_user(who)
-        .param("type", "direct")
-        .json_param("to", &to)
-        .param("content", content)
-        .send()
-        .await
-        .success()["id"]
-        .as_i64()
-        .unwrap()
-}
-
 async fn fetch(app: &TestApp, who: &Account, narrow: Value) -> Value {
     app.get("/messages")
         .as_user(who)
@@ -175,12 +162,12 @@ backend_test! {
         let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
         let bob = app.create_user("bob@parley.test", "Bob", Role::Member).await;
         let cat = app.create_user("cat@parley.test", "Cat", Role::Member).await;
-        let one = send_dm(&app, &ann, json!([bob.user_id.0]), "hi bob").await;
-        let by_email = send_dm(&app, &bob, json!(["ann@parley.test"]), "hi ann").await;
+        let one = app.send_direct(&ann, json!([bob.user_id.0]), "hi bob").await;
+        let by_email = app.send_direct(&bob, json!(["ann@parley.test"]), "hi ann").await;
         let plain = app.post("/messages").as_user(&ann).param("type", "private").param("to", "bob@parley.test")
             .param("content", "plain list").send().await.success()["id"].as_i64().unwrap();
-        let group = send_dm(&app, &ann, json!([bob.user_id.0, cat.user_id.0]), "hi all").await;
-        let me = send_dm(&app, &ann, json!([ann.user_id.0]), "note to self").await;
+        let group = app.send_direct(&ann, json!([bob.user_id.0, cat.user_id.0]), "hi all").await;
+        let me = app.send_direct(&ann, json!([ann.user_id.0]), "note to self").await;
 
         let bob_view = fetch(&app, &bob, json!([])).await;
         assert_eq!(ids(&bob_view), vec![one, by_email, plain, group]);
@@ -340,7 +327,7 @@ backend_test! {
         let a = app.send_to_channel(&ann, "dev", "Build", "the build is green https://ci.example.com").await;
         let b = app.send_to_channel(&bob, "dev", "build", "thanks @**Ann**").await;
         let c = app.send_to_channel(&bob, "dev", "✔ release", "shipped").await;
-        let d = send_dm(&app, &bob, json!([ann.user_id.0]), "psst").await;
+        let d = app.send_direct(&bob, json!([ann.user_id.0]), "psst").await;
         let n = |narrow: Value| fetch(&app, &ann, narrow);
         assert_eq!(ids(&n(json!([["topic", "BUILD"]])).await), vec![a, b], "topics are case-insensitive");
         assert_eq!(ids(&n(json!([["sender", bob.user_id.0]])).await), vec![b, c, d]);

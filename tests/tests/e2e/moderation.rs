@@ -8,19 +8,6 @@ use parley_domain::Role;
 use parley_tests::{backend_test, Account, TestApp};
 use serde_json::{json, Value};
 
-async fn send_dm(app: &TestApp, who: &Account, to: Value, content: &str) -> i64 {
-    app.post("/messages")
-        .as_user(who)
-        .param("type", "direct")
-        .json_param("to", &to)
-        .param("content", content)
-        .send()
-        .await
-        .success()["id"]
-        .as_i64()
-        .unwrap()
-}
-
 async fn message(app: &TestApp, who: &Account, id: i64) -> Value {
     app.get(&format!("/messages/{id}"))
         .as_user(who)
@@ -212,7 +199,7 @@ backend_test! {
         let bob = app.create_user("bob@parley.test", "Bob", Role::Member).await;
         let cat = app.create_user("cat@parley.test", "Cat", Role::Member).await;
 
-        let dm = send_dm(&app, &bob, json!([ann.user_id.0]), "```\nfenced\n```").await;
+        let dm = app.send_direct(&bob, json!([ann.user_id.0]), "```\nfenced\n```").await;
         app.post(&format!("/messages/{dm}/report")).as_user(&ann).param("report_type", "spam").send().await.success();
         let report = newest_in(&app, &mod_user, "reports").await;
         let raw = app.get(&format!("/messages/{}", report["id"])).as_user(&mod_user)
@@ -230,7 +217,7 @@ backend_test! {
         assert!(raw.starts_with(&format!("@_**Bob|{0}** reported a message sent by @_**Bob|{0}** to @_**Ann|{1}** at", bob.user_id.0, ann.user_id.0)), "{raw}");
 
         // Group conversations list the other participants.
-        let group = send_dm(&app, &bob, json!([ann.user_id.0, cat.user_id.0]), "hi all").await;
+        let group = app.send_direct(&bob, json!([ann.user_id.0, cat.user_id.0]), "hi all").await;
         app.post(&format!("/messages/{group}/report")).as_user(&ann).param("report_type", "spam").send().await.success();
         let report = newest_in(&app, &mod_user, "reports").await;
         let raw = app.get(&format!("/messages/{}", report["id"])).as_user(&mod_user)

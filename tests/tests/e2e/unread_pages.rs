@@ -10,7 +10,7 @@ use diesel::connection::SimpleConnection;
 use parley_domain::Role;
 use parley_storage::{DbConn, StorageError};
 use parley_tests::pages::{assert_pages, expected, page, SHAPES};
-use parley_tests::{busy_backend_test, Account, TestApp};
+use parley_tests::{busy_backend_test, TestApp};
 use serde_json::json;
 
 /// Makes the next message's ID `n` higher than it would have been: a run of IDs no one
@@ -34,19 +34,6 @@ async fn skip_message_ids(app: &TestApp, n: i64) {
         .unwrap();
 }
 
-async fn send_dm(app: &TestApp, from: &Account, to: &Account, content: &str) -> i64 {
-    app.post("/messages")
-        .as_user(from)
-        .param("type", "direct")
-        .json_param("to", &json!([to.user_id.0]))
-        .param("content", content)
-        .send()
-        .await
-        .success()["id"]
-        .as_i64()
-        .unwrap()
-}
-
 busy_backend_test! {
     async fn unread_pages_are_the_unread_messages_nearest_the_anchor(app) {
         let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
@@ -61,7 +48,7 @@ busy_backend_test! {
                 let id = app.send_to_channel(&bob, channel, "t", &format!("g{group} m{i}")).await;
                 sent.push((id, channel));
             }
-            sent.push((send_dm(&app, &bob, &ann, &format!("g{group} dm")).await, "dm"));
+            sent.push((app.send_direct(&bob, json!([ann.user_id.0]), &format!("g{group} dm")).await, "dm"));
             skip_message_ids(&app, skip).await;
         }
         // Ann reads one stretch and single messages, a direct message among them.
