@@ -877,6 +877,9 @@ fn post_move_notices(
         }
         _ => {}
     }
+    if edit.send_notification_to_new_thread && edit.send_notification_to_old_thread {
+        parley_storage::spans::hold_channels_for_send(conn, &[old_channel.id, new_channel.id])?;
+    }
     let count = moved.len();
     let old_location = notices::topic_link(&old_channel.name, old_topic);
     let new_location = notices::topic_link(&new_channel.name, new_topic);

@@ -14,15 +14,46 @@ use std::collections::HashSet;
 /// The PostgreSQL advisory lock that orders sends and span changes (an arbitrary constant).
 const SPANS_LOCK: i64 = 0x0073_7061_6e73;
 
-/// Holds off span changes until this transaction ends; a send takes it before reading its
-/// recipients ([`recipients_for_send`]). On PostgreSQL transactions run side by side under `READ COMMITTED`: without it a
-/// send could read the subscribers before a subscription commits and take a message ID above
-/// the span that subscription opened at [`next_message_id`], so the new subscriber would hold
-/// the message without having been told of it (or the reverse for an unsubscription). Shared:
-/// sends do not wait for each other. On SQLite writes take turns, so nothing is needed.
-fn hold_for_send(conn: &mut DbConn) -> Result<(), StorageError> {
+/// The first of the advisory locks of one channel's sends (`CHANNEL_LOCKS + channel ID`; the
+/// other keys of the database are small constants).
+const CHANNEL_LOCKS: i64 = 0x7061_726c_0000_0000;
+
+/// Holds off span changes, and the channel's other sends, until this transaction ends; a send
+/// takes both before reading its recipients and before its message takes an ID
+/// ([`recipients_for_send`]). On PostgreSQL transactions run side by side under `READ
+/// COMMITTED`. Without the first lock a send could read the subscribers before a subscription
+/// commits and take a message ID above the span that subscription opened at
+/// [`next_message_id`], so the new subscriber would hold the message without having been told
+/// of it (or the reverse for an unsubscription); shared: sends do not wait for each other for
+/// it. The second, the channel's own, makes a channel's messages commit in ID order: a read
+/// copy of a new message (the sender's own) joins the read range ending at the channel's
+/// previous message (`read_ranges::add_newest`), and a message with a lower ID committing later
+/// would have fallen inside that range, read for a user who never saw it. Both in one
+/// statement. On SQLite writes take turns, so nothing is needed.
+fn hold_for_send(conn: &mut DbConn, channel: ChannelId) -> Result<(), StorageError> {
     if let DbConn::Pg(pg) = conn {
-        diesel::select(pg_advisory_xact_lock_shared(SPANS_LOCK)).execute(pg)?;
+        diesel::select((
+            pg_advisory_xact_lock_shared(SPANS_LOCK),
+            pg_advisory_xact_lock(CHANNEL_LOCKS + channel.0),
+        ))
+        .execute(pg)?;
+    }
+    Ok(())
+}
+
+/// Takes the send locks of several channels at once, in ID order, for a transaction that posts
+/// to each of them (a move's notices in the old and the new channel): taken one by one as each
+/// post reads its recipients, two such transactions going opposite ways could each hold the
+/// lock the other waits for. Taken again by each post, they are already held.
+pub fn hold_channels_for_send(
+    conn: &mut DbConn,
+    channels: &[ChannelId],
+) -> Result<(), StorageError> {
+    let mut ordered = channels.to_vec();
+    ordered.sort_unstable_by_key(|c| c.0);
+    ordered.dedup();
+    for channel in ordered {
+        hold_for_send(conn, channel)?;
     }
     Ok(())
 }
@@ -45,7 +76,7 @@ pub fn recipients_for_send(
     conn: &mut DbConn,
     channel: ChannelId,
 ) -> Result<Vec<UserId>, StorageError> {
-    hold_for_send(conn)?;
+    hold_for_send(conn, channel)?;
     let mut users: Vec<UserId> = open_users(conn, channel)?.into_iter().collect();
     users.sort_unstable();
     Ok(users)

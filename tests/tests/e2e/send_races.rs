@@ -4,6 +4,9 @@
 //! (`messages_send::prepare`) and reads them again in the turn when such a change was recorded
 //! in between; on PostgreSQL sends and span changes are ordered by an advisory lock
 //! (`spans::recipients_for_send`). The test fails on each backend without its mechanism.
+//! Concurrent sends to one channel must leave each sender's own copy read and nothing else: on
+//! PostgreSQL they wait for each other through the channel's lock, which that test fails
+//! without.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -108,6 +111,63 @@ busy_backend_test! {
             // The race this test is about happened (else it proves nothing here).
             let again = app.ctx.events.realm_cache().sends_prepared_again();
             assert!(again > 0, "no send was prepared again");
+        }
+    }
+}
+
+/// The IDs of the channel's messages in `who`'s unread history.
+async fn unread(app: &TestApp, who: &Account, channel: &str) -> BTreeSet<i64> {
+    let page = app
+        .get("/messages")
+        .as_user(who)
+        .param("anchor", "newest")
+        .param("num_before", 1000)
+        .param("num_after", 0)
+        .json_param("narrow", &json!([["channel", channel], ["is", "unread"]]))
+        .send()
+        .await
+        .success();
+    page["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_i64().unwrap())
+        .collect()
+}
+
+busy_backend_test! {
+    async fn concurrent_sends_to_one_channel_mark_only_the_senders_own_copies_read(app) {
+        // Each sender's copy of their own message is read (`read_by_sender`): it joins the
+        // sender's read range that ends at the channel's previous message. On PostgreSQL a send
+        // that took a lower ID and commits later must not end up inside that range: the other
+        // sender would never see it unread.
+        let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
+        let bob = app.create_user("bob@parley.test", "Bob", Role::Member).await;
+        app.create_channel(&ann, "busy", &[&ann, &bob], &[]).await;
+        let send = |who: &Account, text: String| {
+            let request = app.post("/messages").as_user(who).param("type", "stream")
+                .param("to", "busy").param("topic", "t").param("content", text)
+                .param("read_by_sender", true);
+            async move { request.send().await.success()["id"].as_i64().unwrap() }
+        };
+        let mut sent: Vec<(i64, &Account)> = Vec::new();
+        for n in 0..40 {
+            let sends: Vec<_> = [&ann, &bob, &ann, &bob]
+                .into_iter()
+                .enumerate()
+                .map(|(k, who)| {
+                    let done = send(who, format!("m {n} {k}"));
+                    async move { (done.await, who) }
+                })
+                .collect();
+            sent.extend(futures_util::future::join_all(sends).await);
+        }
+        for (reader, other) in [(&ann, &bob), (&bob, &ann)] {
+            let theirs: BTreeSet<i64> = sent.iter()
+                .filter(|(_, who)| who.user_id == other.user_id)
+                .map(|(id, _)| *id)
+                .collect();
+            assert_eq!(unread(&app, reader, "busy").await, theirs, "{}'s unread messages", reader.email);
         }
     }
 }
