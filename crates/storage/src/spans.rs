@@ -18,33 +18,52 @@ const SPANS_LOCK: i64 = 0x0073_7061_6e73;
 /// other keys of the database are small constants).
 const CHANNEL_LOCKS: i64 = 0x7061_726c_0000_0000;
 
-/// Holds off span changes, and the channel's other sends, until this transaction ends; a send
-/// takes both before reading its recipients and before its message takes an ID
-/// ([`recipients_for_send`]). On PostgreSQL transactions run side by side under `READ
-/// COMMITTED`. Without the first lock a send could read the subscribers before a subscription
-/// commits and take a message ID above the span that subscription opened at
-/// [`next_message_id`], so the new subscriber would hold the message without having been told
-/// of it (or the reverse for an unsubscription); shared: sends do not wait for each other for
-/// it. The second, the channel's own, makes a channel's messages commit in ID order: a read
-/// copy of a new message (the sender's own) joins the read range ending at the channel's
-/// previous message (`read_ranges::add_newest`), and a message with a lower ID committing later
-/// would have fallen inside that range, read for a user who never saw it. Both in one
-/// statement. On SQLite writes take turns, so nothing is needed.
-fn hold_for_send(conn: &mut DbConn, channel: ChannelId) -> Result<(), StorageError> {
+/// Holds off span changes, and the channel's sends that write read copies, until this
+/// transaction ends; a send takes both before reading its recipients and before its message
+/// takes an ID ([`recipients_for_send`]). On PostgreSQL transactions run side by side under
+/// `READ COMMITTED`.
+///
+/// Without the first lock a send could read the subscribers before a subscription commits and
+/// take a message ID above the span that subscription opened at [`next_message_id`], so the
+/// new subscriber would hold the message without having been told of it (or the reverse for an
+/// unsubscription); shared: sends do not wait for each other for it.
+///
+/// The second is the channel's own. A read copy of a new message (the sender's own with
+/// `read_by_sender`, a muter's) joins the read range ending at the channel's previous message
+/// (`read_ranges::add_newest`); a message with a lower ID that commits later would fall inside
+/// that range, read for a user who never saw it. So a send with read copies (`read_copies`)
+/// takes the channel's lock exclusively, which waits for every send of the channel in progress
+/// and holds new ones off until it commits; the others take it shared and run side by side.
+/// Both in one statement. On SQLite writes take turns, so nothing is needed.
+fn hold_for_send(
+    conn: &mut DbConn,
+    channel: ChannelId,
+    read_copies: bool,
+) -> Result<(), StorageError> {
     if let DbConn::Pg(pg) = conn {
-        diesel::select((
-            pg_advisory_xact_lock_shared(SPANS_LOCK),
-            pg_advisory_xact_lock(CHANNEL_LOCKS + channel.0),
-        ))
-        .execute(pg)?;
+        let key = CHANNEL_LOCKS + channel.0;
+        if read_copies {
+            diesel::select((
+                pg_advisory_xact_lock_shared(SPANS_LOCK),
+                pg_advisory_xact_lock(key),
+            ))
+            .execute(pg)?;
+        } else {
+            diesel::select((
+                pg_advisory_xact_lock_shared(SPANS_LOCK),
+                pg_advisory_xact_lock_shared(key),
+            ))
+            .execute(pg)?;
+        }
     }
     Ok(())
 }
 
-/// Takes the send locks of several channels at once, in ID order, for a transaction that posts
-/// to each of them (a move's notices in the old and the new channel): taken one by one as each
-/// post reads its recipients, two such transactions going opposite ways could each hold the
-/// lock the other waits for. Taken again by each post, they are already held.
+/// Takes the send locks of several channels at once (exclusively: notices are read for whoever
+/// caused them), in ID order, for a transaction that posts to each of them (a move's notices in
+/// the old and the new channel): taken one by one as each post reads its recipients, two such
+/// transactions going opposite ways could each hold the lock the other waits for. Taken again
+/// by each post, they are already held.
 pub fn hold_channels_for_send(
     conn: &mut DbConn,
     channels: &[ChannelId],
@@ -53,7 +72,7 @@ pub fn hold_channels_for_send(
     ordered.sort_unstable_by_key(|c| c.0);
     ordered.dedup();
     for channel in ordered {
-        hold_for_send(conn, channel)?;
+        hold_for_send(conn, channel, true)?;
     }
     Ok(())
 }
@@ -71,12 +90,14 @@ diesel::define_sql_function! {
 
 /// The recipients of a message sent to the channel now: the users with an open span, read after
 /// [`hold_for_send`], so that no span change commits between this read and the send's commit.
+/// `read_copies`: the send will mark some recipient's copy read (see [`hold_for_send`]).
 /// Sorted by ID.
 pub fn recipients_for_send(
     conn: &mut DbConn,
     channel: ChannelId,
+    read_copies: bool,
 ) -> Result<Vec<UserId>, StorageError> {
-    hold_for_send(conn, channel)?;
+    hold_for_send(conn, channel, read_copies)?;
     let mut users: Vec<UserId> = open_users(conn, channel)?.into_iter().collect();
     users.sort_unstable();
     Ok(users)

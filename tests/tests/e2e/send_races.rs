@@ -137,22 +137,25 @@ async fn unread(app: &TestApp, who: &Account, channel: &str) -> BTreeSet<i64> {
 
 busy_backend_test! {
     async fn concurrent_sends_to_one_channel_mark_only_the_senders_own_copies_read(app) {
-        // Each sender's copy of their own message is read (`read_by_sender`): it joins the
-        // sender's read range that ends at the channel's previous message. On PostgreSQL a send
-        // that took a lower ID and commits later must not end up inside that range: the other
-        // sender would never see it unread.
+        // Ann's and Bob's copies of their own messages are read (`read_by_sender`): each joins
+        // the sender's read range that ends at the channel's previous message. On PostgreSQL a
+        // send that took a lower ID and commits later must not end up inside that range, read
+        // for someone who never saw it. Cat's sends (an API client's) write no read copy.
         let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
         let bob = app.create_user("bob@parley.test", "Bob", Role::Member).await;
-        app.create_channel(&ann, "busy", &[&ann, &bob], &[]).await;
+        let cat = app.create_user("cat@parley.test", "Cat", Role::Member).await;
+        app.create_channel(&ann, "busy", &[&ann, &bob, &cat], &[]).await;
         let send = |who: &Account, text: String| {
-            let request = app.post("/messages").as_user(who).param("type", "stream")
-                .param("to", "busy").param("topic", "t").param("content", text)
-                .param("read_by_sender", true);
+            let mut request = app.post("/messages").as_user(who).param("type", "stream")
+                .param("to", "busy").param("topic", "t").param("content", text);
+            if who.user_id != cat.user_id {
+                request = request.param("read_by_sender", true);
+            }
             async move { request.send().await.success()["id"].as_i64().unwrap() }
         };
         let mut sent: Vec<(i64, &Account)> = Vec::new();
         for n in 0..40 {
-            let sends: Vec<_> = [&ann, &bob, &ann, &bob]
+            let sends: Vec<_> = [&ann, &bob, &cat, &ann, &bob, &cat]
                 .into_iter()
                 .enumerate()
                 .map(|(k, who)| {
@@ -162,12 +165,13 @@ busy_backend_test! {
                 .collect();
             sent.extend(futures_util::future::join_all(sends).await);
         }
-        for (reader, other) in [(&ann, &bob), (&bob, &ann)] {
-            let theirs: BTreeSet<i64> = sent.iter()
-                .filter(|(_, who)| who.user_id == other.user_id)
-                .map(|(id, _)| *id)
-                .collect();
-            assert_eq!(unread(&app, reader, "busy").await, theirs, "{}'s unread messages", reader.email);
+        let by = |keep: &dyn Fn(&Account) -> bool| -> BTreeSet<i64> {
+            sent.iter().filter(|(_, who)| keep(who)).map(|(id, _)| *id).collect()
+        };
+        for reader in [&ann, &bob] {
+            let others = by(&|who| who.user_id != reader.user_id);
+            assert_eq!(unread(&app, reader, "busy").await, others, "{}'s unread messages", reader.email);
         }
+        assert_eq!(unread(&app, &cat, "busy").await, by(&|_| true), "cat's unread messages");
     }
 }

@@ -98,7 +98,10 @@ pub(super) fn prepare(
             let mentioned = mentioned_users(conn, &policy, sender, &rendered)?;
             // The send's recipient rule (active subscribers who are active users) is what the
             // open spans hold (`storage::spans`).
-            let recipients = spans::recipients_for_send(conn, channel.id)?;
+            // Read copies (the sender's, muters') order the channel's sends (`spans`).
+            let read_copies =
+                read_by_sender || !crate::realm_cache::muters_of(conn, sender.id)?.is_empty();
+            let recipients = spans::recipients_for_send(conn, channel.id, read_copies)?;
             let spanned: HashSet<UserId> = recipients.iter().copied().collect();
             if rendered.stream_wildcard {
                 check_wildcard(
