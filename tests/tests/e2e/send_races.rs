@@ -11,6 +11,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use parley_domain::Role;
+use parley_tests::pages::page;
 use parley_tests::{busy_backend_test, Account, TestApp};
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -115,23 +116,12 @@ busy_backend_test! {
     }
 }
 
-/// The IDs of the channel's messages in `who`'s unread history.
-async fn unread(app: &TestApp, who: &Account, channel: &str) -> BTreeSet<i64> {
-    let page = app
-        .get("/messages")
-        .as_user(who)
-        .param("anchor", "newest")
-        .param("num_before", 1000)
-        .param("num_after", 0)
-        .json_param("narrow", &json!([["channel", channel], ["is", "unread"]]))
-        .send()
+/// The IDs of the messages of "busy" that `who` has not read.
+async fn unread_in_busy(app: &TestApp, who: &Account) -> BTreeSet<i64> {
+    let narrow = json!([["channel", "busy"], ["is", "unread"]]);
+    page(app, who, &narrow, "newest", 1000, 0)
         .await
-        .success();
-    page["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["id"].as_i64().unwrap())
+        .into_iter()
         .collect()
 }
 
@@ -170,8 +160,8 @@ busy_backend_test! {
         };
         for reader in [&ann, &bob] {
             let others = by(&|who| who.user_id != reader.user_id);
-            assert_eq!(unread(&app, reader, "busy").await, others, "{}'s unread messages", reader.email);
+            assert_eq!(unread_in_busy(&app, reader).await, others, "{}'s unread messages", reader.email);
         }
-        assert_eq!(unread(&app, &cat, "busy").await, by(&|_| true), "cat's unread messages");
+        assert_eq!(unread_in_busy(&app, &cat).await, by(&|_| true), "cat's unread messages");
     }
 }

@@ -97,8 +97,8 @@ pub(super) fn prepare(
             let rendered = render(conn, rendered);
             let mentioned = mentioned_users(conn, &policy, sender, &rendered)?;
             // The send's recipient rule (active subscribers who are active users) is what the
-            // open spans hold (`storage::spans`).
-            // Read copies (the sender's, muters') order the channel's sends (`spans`).
+            // open spans hold (`storage::spans`); a send with read copies (the sender's, a
+            // muter's) waits for the channel's other sends there.
             let read_copies =
                 read_by_sender || !crate::realm_cache::muters_of(conn, sender.id)?.is_empty();
             let recipients = spans::recipients_for_send(conn, channel.id, read_copies)?;
