@@ -47,6 +47,7 @@ pub mod schema;
 mod search_windows;
 pub mod sessions;
 pub mod settings;
+pub mod shared_snapshot;
 pub mod spans;
 pub mod sql;
 pub mod subscriptions;

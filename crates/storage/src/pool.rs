@@ -162,6 +162,13 @@ impl Db {
         Ok(self.pool.get()?)
     }
 
+    /// An idle connection, if the pool has one, without waiting or opening one: for work that
+    /// can also be done without it (`shared_snapshot::both`), from a thread that already holds
+    /// a connection and so must never wait for a second.
+    pub fn try_conn(&self) -> Option<r2d2::PooledConnection<ConnectionManager>> {
+        self.pool.try_get()
+    }
+
     /// Runs `f` with a connection on a blocking thread and returns its result.
     pub async fn run<F, R, E>(&self, f: F) -> Result<R, E>
     where

@@ -49,6 +49,7 @@ mod send_races;
 mod send_statements;
 mod server_settings;
 mod settings;
+mod shared_snapshot;
 mod small_endpoints;
 mod spans_migration;
 mod sparse_rows;

@@ -8,8 +8,8 @@ pub use parley_events::ClientCapabilities;
 use parley_storage::{users, DbConn, StorageError};
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::cell::OnceCell;
 use std::collections::BTreeSet;
+use std::sync::OnceLock;
 
 /// How `include_subscribers` was asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -69,7 +69,7 @@ pub(crate) struct SnapshotInput<'a> {
     /// Every user of the organization, read once for the parts that need them (the realm's
     /// group settings, the users, the bots) instead of once by each: 1,000 users are a
     /// millisecond or two per read on PostgreSQL.
-    pub everyone: OnceCell<Vec<User>>,
+    pub everyone: OnceLock<Vec<User>>,
 }
 
 impl SnapshotInput<'_> {
@@ -106,6 +106,18 @@ impl Snapshot {
     pub fn insert(&mut self, key: String, value: Value) {
         self.written.retain(|(k, _)| *k != key);
         self.fields.insert(key, value);
+    }
+
+    /// Adds the parts of `other` (parts it has replace this one's).
+    pub(crate) fn extend(&mut self, other: Snapshot) {
+        for (key, value) in other.fields {
+            self.insert(key, value);
+        }
+        for (key, text) in other.written {
+            self.fields.remove(&key);
+            self.written.retain(|(k, _)| *k != key);
+            self.written.push((key, text));
+        }
     }
 
     /// Whether the snapshot has this part.
