@@ -102,13 +102,15 @@ pub fn contains(
 }
 
 /// Marks message `id` of the channel read: adds `[id, id]`, merged with the neighbouring
-/// ranges when no message of the channel lies between.
+/// ranges when no message of the channel lies between (once the channel's sends in progress
+/// have committed: `spans::settle`).
 pub fn add(
     conn: &mut DbConn,
     user: UserId,
     channel: ChannelId,
     id: i64,
 ) -> Result<(), StorageError> {
+    crate::spans::settle(conn, channel)?;
     let right = at_or_above(conn, user, channel, id)?;
     if right.is_some_and(|(low, _)| low <= id) {
         return Ok(());
@@ -208,6 +210,7 @@ pub fn add_many(
     if ids.len() == 1 {
         return add(conn, user, channel, lowest);
     }
+    crate::spans::settle(conn, channel)?;
     let old = around(conn, user, channel, lowest, highest)?;
     let merged = merge_overlapping(&old, ids);
     // A pair is joined when nothing lies between; the joined range's end is always the end of

@@ -59,6 +59,31 @@ fn hold_for_send(
     Ok(())
 }
 
+/// Waits until the channel's sends in progress have committed, and holds nothing afterwards.
+/// For a mark-as-read that joins two read ranges when no message of the channel lies between
+/// them: a send that has its ID but has not committed is not seen, and a read range joined
+/// across it would make its message read for someone who never saw it. Every send holds the
+/// channel's lock from before it takes its ID to its commit ([`hold_for_send`], shared or
+/// exclusive), so taking the lock exclusively waits for each of them; it is let go in the same
+/// statement, so readers do not hold sends (or each other) off for their transaction. After
+/// it, the transaction's next statement sees every message of the channel with an ID below
+/// the ones it knows (a send that starts later takes a higher ID). Call it before writing any
+/// read range of the channel in the transaction: a send waited for may itself be waiting to
+/// write the range of its sender. On SQLite writes take turns, so nothing is in progress.
+pub fn settle(conn: &mut DbConn, channel: ChannelId) -> Result<(), StorageError> {
+    if let DbConn::Pg(pg) = conn {
+        // A session lock, not one held to the end of the transaction; the subquery (kept
+        // apart by `OFFSET 0`) takes it before the outer query lets it go.
+        diesel::sql_query(
+            "SELECT pg_advisory_unlock($1) AS released \
+             FROM (SELECT pg_advisory_lock($1) OFFSET 0) AS waited",
+        )
+        .bind::<diesel::sql_types::BigInt, _>(CHANNEL_LOCKS + channel.0)
+        .execute(pg)?;
+    }
+    Ok(())
+}
+
 /// Takes the send locks of several channels at once (exclusively: notices are read for whoever
 /// caused them), in ID order, for a transaction that posts to each of them (a move's notices in
 /// the old and the new channel): taken one by one as each post reads its recipients, two such

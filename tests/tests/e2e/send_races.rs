@@ -10,11 +10,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use parley_domain::Role;
+use parley_domain::{ChannelId, Role};
+use parley_storage::messages::{self, NewMessage};
+use parley_storage::{spans, StorageError};
 use parley_tests::pages::page;
-use parley_tests::{busy_backend_test, Account, TestApp};
+use parley_tests::{busy_backend_test, lifted_api_limit, Account, Backend, TestApp};
 use serde_json::json;
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 /// The IDs of the channel's messages that `who` received (their own history, not the channel's).
 async fn received(app: &TestApp, who: &Account, channel: &str) -> BTreeSet<i64> {
@@ -164,4 +167,80 @@ busy_backend_test! {
         }
         assert_eq!(unread_in_busy(&app, &cat).await, by(&|_| true), "cat's unread messages");
     }
+}
+
+/// Marks `ids` read for `who` through the API.
+async fn mark_read(app: &TestApp, who: &Account, ids: &[i64]) {
+    app.post("/messages/flags")
+        .as_user(who)
+        .json_param("messages", &json!(ids))
+        .param("op", "add")
+        .param("flag", "read")
+        .send()
+        .await
+        .success();
+}
+
+/// Marking a message read joins the reader's read ranges when no message of the channel lies
+/// between; a send that has its ID but has not committed yet lies between unseen, and must
+/// not end up inside the joined range. PostgreSQL only (on SQLite writes take turns): the send
+/// in progress is held open here, inside the channel's send lock as every send is, while
+/// another send commits above it and the reader marks that one read.
+#[actix_web::test]
+async fn marking_read_does_not_join_ranges_across_a_send_in_progress() {
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
+    let app = TestApp::start_with_limits(backend, lifted_api_limit()).await;
+    let ann = app
+        .create_user("ann@parley.test", "Ann", Role::Member)
+        .await;
+    let cat = app
+        .create_user("cat@parley.test", "Cat", Role::Member)
+        .await;
+    let channel = app.create_channel(&ann, "busy", &[&ann, &cat], &[]).await;
+    let first = app.send_to_channel(&cat, "busy", "t", "first").await;
+    mark_read(&app, &ann, &[first]).await;
+
+    let (taken, id) = tokio::sync::oneshot::channel();
+    let db = app.ctx.db.clone();
+    let sender = cat.user_id;
+    let slow = tokio::task::spawn_blocking(move || {
+        let mut conn = db.conn().unwrap();
+        parley_storage::transaction(&mut conn, |conn| {
+            let channel = ChannelId(channel);
+            let recipients = spans::recipients_for_send(conn, channel, false)?;
+            let message = NewMessage {
+                sender_id: sender,
+                channel_id: Some(channel),
+                topic: "t".into(),
+                dm_key: None,
+                dm_group_id: None,
+                recipient_user_id: None,
+                content: "slow".into(),
+                rendered_content: "<p>slow</p>".into(),
+                date_sent: 0,
+                has_link: false,
+                has_image: false,
+                has_attachment: false,
+                client: "test".into(),
+            };
+            let flags: Vec<_> = recipients.into_iter().map(|u| (u, 0)).collect();
+            let id = messages::insert(conn, &message, &flags)?;
+            taken.send(id.0).unwrap();
+            std::thread::sleep(Duration::from_millis(400));
+            Ok::<_, StorageError>(id.0)
+        })
+        .unwrap()
+    });
+    let slow_id = id.await.unwrap();
+    let second = app.send_to_channel(&cat, "busy", "t", "second").await;
+    assert!(second > slow_id, "the later send takes a higher ID");
+    mark_read(&app, &ann, &[second]).await;
+    assert_eq!(slow.await.unwrap(), slow_id);
+    assert_eq!(
+        unread_in_busy(&app, &ann).await,
+        BTreeSet::from([slow_id]),
+        "the message that committed late is still unread"
+    );
 }
