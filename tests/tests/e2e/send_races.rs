@@ -10,9 +10,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use diesel::RunQueryDsl;
 use parley_domain::{ChannelId, Role};
 use parley_storage::messages::{self, NewMessage};
-use parley_storage::{spans, StorageError};
+use parley_storage::{spans, DbConn, StorageError};
 use parley_tests::pages::page;
 use parley_tests::{busy_backend_test, lifted_api_limit, Account, Backend, TestApp};
 use serde_json::json;
@@ -242,5 +243,71 @@ async fn marking_read_does_not_join_ranges_across_a_send_in_progress() {
         unread_in_busy(&app, &ann).await,
         BTreeSet::from([slow_id]),
         "the message that committed late is still unread"
+    );
+}
+
+/// The same for a move: a message moved into the channel keeps its old ID, so until the move
+/// commits it lies unseen between the reader's ranges there, and marking a later message read
+/// must not join them across it. The move is held just before its commit, its writes done,
+/// by a lock on the event log's head (its last statement appends its event), taken here
+/// before the move starts.
+#[actix_web::test]
+async fn marking_read_does_not_join_ranges_across_a_move_in_progress() {
+    let Some(backend) = Backend::postgres() else {
+        return;
+    };
+    let app = TestApp::start_with_limits(backend, lifted_api_limit()).await;
+    let ann = app
+        .create_user("ann@parley.test", "Ann", Role::Member)
+        .await;
+    let cat = app
+        .create_user("cat@parley.test", "Cat", Role::Member)
+        .await;
+    let busy = app.create_channel(&ann, "busy", &[&ann, &cat], &[]).await;
+    app.create_channel(&ann, "other", &[&ann, &cat], &[]).await;
+    let first = app.send_to_channel(&cat, "busy", "t", "first").await;
+    mark_read(&app, &ann, &[first]).await;
+    let moving = app.send_to_channel(&cat, "other", "t", "moving").await;
+    let second = app.send_to_channel(&cat, "busy", "t", "second").await;
+
+    let (locked, row_held) = tokio::sync::oneshot::channel();
+    let db = app.ctx.db.clone();
+    let holder = tokio::task::spawn_blocking(move || {
+        let mut conn = db.conn().unwrap();
+        parley_storage::transaction(&mut conn, |conn| {
+            let DbConn::Pg(pg) = conn else {
+                unreachable!("PostgreSQL only")
+            };
+            diesel::sql_query("SELECT seq FROM event_log_head WHERE id = 1 FOR UPDATE")
+                .execute(pg)
+                .map_err(StorageError::from)?;
+            locked.send(()).unwrap();
+            std::thread::sleep(Duration::from_millis(500));
+            Ok::<_, StorageError>(())
+        })
+        .unwrap()
+    });
+    row_held.await.unwrap();
+    let move_it = async {
+        app.patch(&format!("/messages/{moving}"))
+            .as_user(&app.owner)
+            .param("stream_id", busy)
+            .param("propagate_mode", "change_one")
+            .param("send_notification_to_old_thread", "false")
+            .param("send_notification_to_new_thread", "false")
+            .send()
+            .await
+            .success();
+    };
+    let read_later_one = async {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        mark_read(&app, &ann, &[second]).await;
+    };
+    futures_util::join!(move_it, read_later_one);
+    holder.await.unwrap();
+    assert_eq!(
+        unread_in_busy(&app, &ann).await,
+        BTreeSet::from([moving]),
+        "the moved message is still unread"
     );
 }
