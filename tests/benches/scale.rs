@@ -801,7 +801,15 @@ async fn main() {
         );
     }
     if let Ok(binary) = std::env::var("BENCH_SERVER") {
-        let rate = separate_server(&binary, &url_text, &dir, &plan.members, &accounts, sends).await;
+        let rate = separate_server(
+            &binary,
+            &url_text,
+            &dir,
+            (&plan.members, &accounts),
+            &heavy,
+            sends,
+        )
+        .await;
         println!(
             "sends over HTTP at 8 senders to the parley binary: {rate:.0} msg/s ({:.1}% of the raw rate)",
             100.0 * rate / raw8
@@ -923,8 +931,8 @@ async fn separate_server(
     binary: &str,
     database_url: &str,
     dir: &std::path::Path,
-    members: &[Vec<usize>],
-    accounts: &[Account],
+    (members, accounts): (&[Vec<usize>], &[Account]),
+    heavy: &Account,
     sends: usize,
 ) -> f64 {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -982,9 +990,37 @@ async fn separate_server(
         peak.get(),
         rss_mib_of(&pid)
     );
+    register_over_http(&client, &base, heavy).await;
     child.kill().unwrap();
     child.wait().unwrap();
     rate
+}
+
+/// A full `POST /register` for the user with the largest history from the `parley` binary at
+/// `base`, timed to the last byte of its body (median of 10; the in-process figure also counts
+/// the test client's parsing of the response).
+async fn register_over_http(client: &reqwest::Client, base: &str, heavy: &Account) {
+    let mut samples = Vec::new();
+    let mut size = 0;
+    for _ in 0..10 {
+        let t = Instant::now();
+        let response = client
+            .post(format!("{base}/api/v1/register"))
+            .basic_auth(&heavy.email, Some(&heavy.api_key))
+            .send()
+            .await
+            .unwrap();
+        assert!(response.status().is_success(), "register failed");
+        size = response.bytes().await.unwrap().len();
+        samples.push(t.elapsed());
+    }
+    summary(
+        &format!(
+            "POST /register (full) from the parley binary for the user with the largest history ({} KB)",
+            size / 1024
+        ),
+        samples,
+    );
 }
 
 /// `POST /messages` over HTTP from `senders` concurrent clients, `sends` each, to channels

@@ -103,7 +103,8 @@ pub fn contains(
 
 /// Marks message `id` of the channel read: adds `[id, id]`, merged with the neighbouring
 /// ranges when no message of the channel lies between (once the channel's sends in progress
-/// have committed: `spans::settle`).
+/// have committed, `spans::settle`, before the ranges are read: a send in progress may extend
+/// one of them).
 pub fn add(
     conn: &mut DbConn,
     user: UserId,
