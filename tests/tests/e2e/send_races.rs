@@ -182,6 +182,22 @@ async fn mark_read(app: &TestApp, who: &Account, ids: &[i64]) {
         .success();
 }
 
+/// On PostgreSQL (None without it): Ann and Cat in channel `busy` (its ID is the last), Ann
+/// having read its first message, sent by Cat.
+async fn reader_and_sender() -> Option<(TestApp, Account, Account, i64)> {
+    let app = TestApp::start_with_limits(Backend::postgres()?, lifted_api_limit()).await;
+    let ann = app
+        .create_user("ann@parley.test", "Ann", Role::Member)
+        .await;
+    let cat = app
+        .create_user("cat@parley.test", "Cat", Role::Member)
+        .await;
+    let busy = app.create_channel(&ann, "busy", &[&ann, &cat], &[]).await;
+    let first = app.send_to_channel(&cat, "busy", "t", "first").await;
+    mark_read(&app, &ann, &[first]).await;
+    Some((app, ann, cat, busy))
+}
+
 /// Marking a message read joins the reader's read ranges when no message of the channel lies
 /// between; a send that has its ID but has not committed yet lies between unseen, and must
 /// not end up inside the joined range. PostgreSQL only (on SQLite writes take turns): the send
@@ -189,19 +205,9 @@ async fn mark_read(app: &TestApp, who: &Account, ids: &[i64]) {
 /// another send commits above it and the reader marks that one read.
 #[actix_web::test]
 async fn marking_read_does_not_join_ranges_across_a_send_in_progress() {
-    let Some(backend) = Backend::postgres() else {
+    let Some((app, ann, cat, channel)) = reader_and_sender().await else {
         return;
     };
-    let app = TestApp::start_with_limits(backend, lifted_api_limit()).await;
-    let ann = app
-        .create_user("ann@parley.test", "Ann", Role::Member)
-        .await;
-    let cat = app
-        .create_user("cat@parley.test", "Cat", Role::Member)
-        .await;
-    let channel = app.create_channel(&ann, "busy", &[&ann, &cat], &[]).await;
-    let first = app.send_to_channel(&cat, "busy", "t", "first").await;
-    mark_read(&app, &ann, &[first]).await;
 
     let (taken, id) = tokio::sync::oneshot::channel();
     let db = app.ctx.db.clone();
@@ -253,20 +259,10 @@ async fn marking_read_does_not_join_ranges_across_a_send_in_progress() {
 /// before the move starts.
 #[actix_web::test]
 async fn marking_read_does_not_join_ranges_across_a_move_in_progress() {
-    let Some(backend) = Backend::postgres() else {
+    let Some((app, ann, cat, busy)) = reader_and_sender().await else {
         return;
     };
-    let app = TestApp::start_with_limits(backend, lifted_api_limit()).await;
-    let ann = app
-        .create_user("ann@parley.test", "Ann", Role::Member)
-        .await;
-    let cat = app
-        .create_user("cat@parley.test", "Cat", Role::Member)
-        .await;
-    let busy = app.create_channel(&ann, "busy", &[&ann, &cat], &[]).await;
     app.create_channel(&ann, "other", &[&ann, &cat], &[]).await;
-    let first = app.send_to_channel(&cat, "busy", "t", "first").await;
-    mark_read(&app, &ann, &[first]).await;
     let moving = app.send_to_channel(&cat, "other", "t", "moving").await;
     let second = app.send_to_channel(&cat, "busy", "t", "second").await;
 
