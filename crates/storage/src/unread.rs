@@ -225,24 +225,32 @@ where
     if gaps.is_empty() {
         return Ok(Vec::new());
     }
-    let values: Vec<String> = gaps
-        .iter()
-        .map(|(channel, low, high)| format!("({channel}, {low}, {high})"))
-        .collect();
-    let in_gap = "m.channel_id = g.c AND m.id >= g.l AND m.id <= g.h";
     let messages = if matches!(conn, DbConn::Pg(_)) && columns == Columns::Summary {
-        format!("CROSS JOIN LATERAL (SELECT * FROM messages m WHERE {in_gap} OFFSET 0) m")
+        format!("CROSS JOIN LATERAL (SELECT * FROM messages m WHERE {IN_GAP} OFFSET 0) m")
     } else {
-        format!("JOIN messages m ON {in_gap}")
+        format!("JOIN messages m ON {IN_GAP}")
     };
     let mut sql = SqlBuilder::new();
     sql.push(&format!(
-        "WITH g(c, l, h) AS (VALUES {}) SELECT {} FROM g {messages}",
-        values.join(", "),
+        "{} SELECT {} FROM g {messages}",
+        gaps_table(gaps),
         columns.in_gap(),
     ));
     sql.load::<T>(conn)
 }
+
+/// The gaps `(channel, low, high)` as a `WITH` clause naming them `g(c, l, h)`, for a query
+/// that reads each gap's messages from the channel index ([`IN_GAP`]).
+pub(crate) fn gaps_table(gaps: &[(i64, i64, i64)]) -> String {
+    let values: Vec<String> = gaps
+        .iter()
+        .map(|(channel, low, high)| format!("({channel}, {low}, {high})"))
+        .collect();
+    format!("WITH g(c, l, h) AS (VALUES {})", values.join(", "))
+}
+
+/// A message `m` inside a gap `g` of [`gaps_table`].
+pub(crate) const IN_GAP: &str = "m.channel_id = g.c AND m.id >= g.l AND m.id <= g.h";
 
 #[cfg(test)]
 mod tests {

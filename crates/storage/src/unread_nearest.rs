@@ -171,7 +171,8 @@ fn next_start(
 }
 
 /// Up to `limit` messages of these gaps, nearest first (`direction`'s order): the gaps as a
-/// `VALUES` list joined to the channel index, as `unread::in_gaps` reads them.
+/// `VALUES` list joined to the channel index (`unread::gaps_table`), as `unread::in_gaps` reads
+/// them.
 fn ids_in(
     conn: &mut DbConn,
     gaps: &[(i64, i64, i64)],
@@ -182,15 +183,11 @@ fn ids_in(
         Direction::Before => "DESC",
         Direction::After => "ASC",
     };
-    let values: Vec<String> = gaps
-        .iter()
-        .map(|(channel, low, high)| format!("({channel}, {low}, {high})"))
-        .collect();
     let mut sql = SqlBuilder::new();
     sql.push(&format!(
-        "WITH g(c, l, h) AS (VALUES {}) SELECT m.id AS id FROM g JOIN messages m \
-         ON m.channel_id = g.c AND m.id >= g.l AND m.id <= g.h ORDER BY m.id {order} LIMIT {limit}",
-        values.join(", "),
+        "{} SELECT m.id AS id FROM g JOIN messages m ON {} ORDER BY m.id {order} LIMIT {limit}",
+        crate::unread::gaps_table(gaps),
+        crate::unread::IN_GAP,
     ));
     Ok(sql.load::<IdRow>(conn)?.into_iter().map(|r| r.id).collect())
 }
