@@ -67,9 +67,10 @@ fn hold_for_send(
 /// exclusive), so taking the lock exclusively waits for each of them; it is let go in the same
 /// statement, so readers do not hold sends (or each other) off for their transaction. After
 /// it, the transaction's next statement sees every message of the channel with an ID below
-/// the ones it knows (a send that starts later takes a higher ID). Call it before writing any
-/// read range of the channel in the transaction: a send waited for may itself be waiting to
-/// write the range of its sender. On SQLite writes take turns, so nothing is in progress.
+/// the ones it knows (a send that starts later takes a higher ID). Call it before reading or
+/// writing the channel's read ranges in the transaction: a send in progress may extend one (its
+/// sender's read copy), and one waited for may itself be waiting to write its sender's range.
+/// On SQLite writes take turns, so nothing is in progress.
 pub fn settle(conn: &mut DbConn, channel: ChannelId) -> Result<(), StorageError> {
     if let DbConn::Pg(pg) = conn {
         // A session lock, not one held to the end of the transaction; the subquery (kept
