@@ -591,11 +591,9 @@ impl ChannelEdit<'_> {
     /// Writes each moved message's new place and its edit-history entry.
     fn relocate(&self, conn: &mut DbConn, moved: &[MessageId]) -> ActionResult<()> {
         if let Some(target) = self.target {
-            // Both channels' send locks, in ID order, before anything is written: the messages
-            // arrive among the new channel's with their old IDs, and nobody may join read
-            // ranges across them before the move commits; the notices posted after it in
-            // either channel then find their locks held.
-            parley_storage::spans::hold_channels_for_send(conn, &[self.channel.id, target.id])?;
+            // Before anything is written (`spans::hold_channels_for_move`); the notices posted
+            // after it in either channel then find their send locks held.
+            parley_storage::spans::hold_channels_for_move(conn, &[self.channel.id, target.id])?;
         }
         let moved_time = (!self.is_resolve_toggle()).then_some(self.now);
         for message_id in moved {

@@ -991,9 +991,9 @@ pub fn set_content(
 /// flags as they were: whoever received the message before still has it with the same flags,
 /// in the form the new channel's spans allow, and nobody receives it through a span of the new
 /// channel who did not before (the callers then give and take rows by the new channel's rules).
-/// A move to another channel must hold the new channel's send lock first
-/// (`spans::hold_channels_for_send`): the message arrives among its messages with its old ID,
-/// and nobody may join read ranges across it before the move commits (`spans::settle`).
+/// A move to another channel must hold both channels' move and send locks first
+/// (`spans::hold_channels_for_move`): the message arrives among the new channel's messages with
+/// its old ID, and nobody may join read ranges across it before the move commits.
 pub fn set_location(
     conn: &mut DbConn,
     id: MessageId,

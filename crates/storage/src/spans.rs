@@ -18,6 +18,11 @@ const SPANS_LOCK: i64 = 0x0073_7061_6e73;
 /// other keys of the database are small constants).
 const CHANNEL_LOCKS: i64 = 0x7061_726c_0000_0000;
 
+/// The first of the advisory locks of moves into one channel (`MOVE_LOCKS + channel ID`),
+/// which mark-as-read holds shared ([`settle`]) and a move exclusively
+/// ([`hold_channels_for_move`]).
+const MOVE_LOCKS: i64 = 0x7061_726d_0000_0000;
+
 /// Holds off span changes, and the channel's sends that write read copies, until this
 /// transaction ends; a send takes both before reading its recipients and before its message
 /// takes an ID ([`recipients_for_send`]). On PostgreSQL transactions run side by side under
@@ -59,30 +64,57 @@ fn hold_for_send(
     Ok(())
 }
 
-/// Waits until the channel's sends in progress have committed, and holds nothing afterwards.
-/// For a mark-as-read that joins two read ranges when no message of the channel lies between
-/// them: a send that has its ID but has not committed is not seen, and a read range joined
-/// across it would make its message read for someone who never saw it. Every send holds the
-/// channel's lock from before it takes its ID to its commit ([`hold_for_send`], shared or
-/// exclusive), so taking the lock exclusively waits for each of them; it is let go in the same
-/// statement, so readers do not hold sends (or each other) off for their transaction. After
-/// it, the transaction's next statement sees every message of the channel with an ID below
-/// the ones it knows (a send that starts later takes a higher ID). Call it before reading or
-/// writing the channel's read ranges in the transaction: a send in progress may extend one (its
-/// sender's read copy), and one waited for may itself be waiting to write its sender's range.
-/// On SQLite writes take turns, so nothing is in progress.
+/// Waits until the channel's sends and moves in progress have committed, then holds moves into
+/// the channel off until this transaction ends. For a mark-as-read, which joins two read
+/// ranges when no message of the channel lies between them: a message not yet committed there
+/// is not seen, and a range joined across it would make it read for someone who never saw it.
+///
+/// A send holds the channel's send lock from before it takes its ID to its commit
+/// ([`hold_for_send`], shared or exclusive), so taking that lock exclusively waits for each send
+/// in progress; it is let go in the same statement (a session lock), so readers hold neither
+/// sends nor each other off. A send that starts later takes a higher ID, above what the
+/// transaction knows. A moved message keeps its old ID, so a move holds the send lock too, and
+/// the channel's move lock exclusively ([`hold_channels_for_move`]); this transaction holds the
+/// move lock shared to its end, so a move that starts later waits for it and then sees (and
+/// splits) the ranges it joined. Call it before reading or writing the channel's read ranges in
+/// the transaction: a send in progress may extend one (its sender's read copy), and one waited
+/// for may itself be waiting to write its sender's range. On SQLite writes take turns, so
+/// nothing is in progress.
 pub fn settle(conn: &mut DbConn, channel: ChannelId) -> Result<(), StorageError> {
     if let DbConn::Pg(pg) = conn {
-        // A session lock, not one held to the end of the transaction; the subquery (kept
-        // apart by `OFFSET 0`) takes it before the outer query lets it go.
+        // Innermost first (each subquery kept apart by `OFFSET 0`): wait for the send lock,
+        // take the move lock shared, let the send lock go.
         diesel::sql_query(
-            "SELECT pg_advisory_unlock($1) AS released \
-             FROM (SELECT pg_advisory_lock($1) OFFSET 0) AS waited",
+            "SELECT pg_advisory_unlock($1) AS released FROM \
+             (SELECT pg_advisory_xact_lock_shared($2) AS held FROM \
+              (SELECT pg_advisory_lock($1) AS waited OFFSET 0) AS w OFFSET 0) AS h",
         )
         .bind::<diesel::sql_types::BigInt, _>(CHANNEL_LOCKS + channel.0)
+        .bind::<diesel::sql_types::BigInt, _>(MOVE_LOCKS + channel.0)
         .execute(pg)?;
     }
     Ok(())
+}
+
+/// Takes the move locks of the channels, then their send locks, each in ID order and
+/// exclusively, for a transaction that moves messages between them, before it writes anything:
+/// the messages arrive among the new channel's with their old IDs, so nobody may join read
+/// ranges across them before the move commits, and a mark-as-read in progress there must
+/// commit first, so that the move sees the ranges it joined ([`settle`]). All move locks
+/// before all send locks, so that two moves cannot wait for each other.
+pub fn hold_channels_for_move(
+    conn: &mut DbConn,
+    channels: &[ChannelId],
+) -> Result<(), StorageError> {
+    let mut ordered = channels.to_vec();
+    ordered.sort_unstable_by_key(|c| c.0);
+    ordered.dedup();
+    if let DbConn::Pg(pg) = conn {
+        for channel in &ordered {
+            diesel::select(pg_advisory_xact_lock(MOVE_LOCKS + channel.0)).execute(pg)?;
+        }
+    }
+    hold_channels_for_send(conn, &ordered)
 }
 
 /// Takes the send locks of several channels at once (exclusively: notices are read for whoever

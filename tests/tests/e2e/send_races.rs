@@ -254,11 +254,33 @@ async fn marking_read_does_not_join_ranges_across_a_send_in_progress() {
 
 /// The same for a move: a message moved into the channel keeps its old ID, so until the move
 /// commits it lies unseen between the reader's ranges there, and marking a later message read
-/// must not join them across it. The move is held just before its commit, its writes done,
-/// by a lock on the event log's head (its last statement appends its event), taken here
-/// before the move starts.
+/// must not join them across it (the move starts first and is still in progress when the
+/// message is marked read). Both are held just before their commits, their writes done, by a
+/// lock on the event log's head (each one's last statement appends its event), taken here
+/// before either starts.
 #[actix_web::test]
 async fn marking_read_does_not_join_ranges_across_a_move_in_progress() {
+    mark_read_racing_a_move(First::Move).await;
+}
+
+/// And the other way round: the mark-as-read starts first and joins the ranges (the message is
+/// not in the channel yet), and the move, started while it is in progress, must see the joined
+/// range and keep its message unread.
+#[actix_web::test]
+async fn a_move_waits_for_a_mark_as_read_in_progress() {
+    mark_read_racing_a_move(First::MarkRead).await;
+}
+
+/// Which of the two starts first, 150 ms before the other.
+#[derive(PartialEq)]
+enum First {
+    Move,
+    MarkRead,
+}
+
+/// Ann's unread message `moving` in channel `other` is moved into `busy` while she marks the
+/// later `second` there read, both held before their commits; `moving` must stay unread.
+async fn mark_read_racing_a_move(first: First) {
     let Some((app, ann, cat, busy)) = reader_and_sender().await else {
         return;
     };
@@ -266,7 +288,7 @@ async fn marking_read_does_not_join_ranges_across_a_move_in_progress() {
     let moving = app.send_to_channel(&cat, "other", "t", "moving").await;
     let second = app.send_to_channel(&cat, "busy", "t", "second").await;
 
-    let (locked, row_held) = tokio::sync::oneshot::channel();
+    let (locked, head_held) = tokio::sync::oneshot::channel();
     let db = app.ctx.db.clone();
     let holder = tokio::task::spawn_blocking(move || {
         let mut conn = db.conn().unwrap();
@@ -278,13 +300,17 @@ async fn marking_read_does_not_join_ranges_across_a_move_in_progress() {
                 .execute(pg)
                 .map_err(StorageError::from)?;
             locked.send(()).unwrap();
-            std::thread::sleep(Duration::from_millis(500));
+            std::thread::sleep(Duration::from_millis(600));
             Ok::<_, StorageError>(())
         })
         .unwrap()
     });
-    row_held.await.unwrap();
+    head_held.await.unwrap();
+    let later = || tokio::time::sleep(Duration::from_millis(150));
     let move_it = async {
+        if first == First::MarkRead {
+            later().await;
+        }
         app.patch(&format!("/messages/{moving}"))
             .as_user(&app.owner)
             .param("stream_id", busy)
@@ -295,11 +321,13 @@ async fn marking_read_does_not_join_ranges_across_a_move_in_progress() {
             .await
             .success();
     };
-    let read_later_one = async {
-        tokio::time::sleep(Duration::from_millis(150)).await;
+    let read_it = async {
+        if first == First::Move {
+            later().await;
+        }
         mark_read(&app, &ann, &[second]).await;
     };
-    futures_util::join!(move_it, read_later_one);
+    futures_util::join!(move_it, read_it);
     holder.await.unwrap();
     assert_eq!(
         unread_in_busy(&app, &ann).await,

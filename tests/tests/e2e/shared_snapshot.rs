@@ -54,8 +54,9 @@ async fn the_second_connection_reads_the_first_ones_snapshot() {
         return;
     };
     let app = TestApp::start(backend).await;
-    // The later commit's connection goes back to the pool, idle, before the read splits.
-    let db = app.ctx.db.clone();
+    // A pool of the test's own, which the app's background tasks do not use: the later
+    // commit's connection goes back to it, idle, before the read splits.
+    let db = Db::open(app.ctx.db.url().clone(), PoolOptions::default()).unwrap();
     let (position, ((main, main_pid), (side, side_pid))) =
         split_after_a_later_commit(db.clone(), db).await;
     assert_ne!(main_pid, side_pid, "the halves ran on two connections");
