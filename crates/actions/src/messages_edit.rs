@@ -592,7 +592,7 @@ impl ChannelEdit<'_> {
     fn relocate(&self, conn: &mut DbConn, moved: &[MessageId]) -> ActionResult<()> {
         if let Some(target) = self.target {
             // Before anything is written (`spans::hold_channels_for_move`); the notices posted
-            // after it in either channel then find their send locks held.
+            // after it in either channel then find their send locks held, taken in ID order.
             parley_storage::spans::hold_channels_for_move(conn, &[self.channel.id, target.id])?;
         }
         let moved_time = (!self.is_resolve_toggle()).then_some(self.now);
@@ -881,9 +881,6 @@ fn post_move_notices(
             return Ok(());
         }
         _ => {}
-    }
-    if edit.send_notification_to_new_thread && edit.send_notification_to_old_thread {
-        parley_storage::spans::hold_channels_for_send(conn, &[old_channel.id, new_channel.id])?;
     }
     let count = moved.len();
     let old_location = notices::topic_link(&old_channel.name, old_topic);

@@ -101,7 +101,10 @@ pub fn settle(conn: &mut DbConn, channel: ChannelId) -> Result<(), StorageError>
 /// the messages arrive among the new channel's with their old IDs, so nobody may join read
 /// ranges across them before the move commits, and a mark-as-read in progress there must
 /// commit first, so that the move sees the ranges it joined ([`settle`]). All move locks
-/// before all send locks, so that two moves cannot wait for each other.
+/// before all send locks, so that two moves cannot wait for each other; the send locks also
+/// cover the notices a move posts in either channel (each post takes its channel's lock again,
+/// already held: taken one by one there, two moves going opposite ways could each hold the
+/// lock the other waits for).
 pub fn hold_channels_for_move(
     conn: &mut DbConn,
     channels: &[ChannelId],
@@ -114,21 +117,6 @@ pub fn hold_channels_for_move(
             diesel::select(pg_advisory_xact_lock(MOVE_LOCKS + channel.0)).execute(pg)?;
         }
     }
-    hold_channels_for_send(conn, &ordered)
-}
-
-/// Takes the send locks of several channels at once (exclusively: notices are read for whoever
-/// caused them), in ID order, for a transaction that posts to each of them (a move's notices in
-/// the old and the new channel): taken one by one as each post reads its recipients, two such
-/// transactions going opposite ways could each hold the lock the other waits for. Taken again
-/// by each post, they are already held.
-pub fn hold_channels_for_send(
-    conn: &mut DbConn,
-    channels: &[ChannelId],
-) -> Result<(), StorageError> {
-    let mut ordered = channels.to_vec();
-    ordered.sort_unstable_by_key(|c| c.0);
-    ordered.dedup();
     for channel in ordered {
         hold_for_send(conn, channel, true)?;
     }
