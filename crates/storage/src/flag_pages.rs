@@ -31,7 +31,7 @@ use crate::error::StorageError;
 use crate::messages::{
     asks_unread, matching_among, Audience, Condition, Direction, PageRow, ReadMessage, Side,
 };
-use crate::sql::{id_list, IdRow, SqlBuilder};
+use crate::sql::{Bind, IdRow, SqlBuilder};
 use crate::unread_nearest::UnreadNearest;
 use parley_domain::message::flags;
 use parley_domain::UserId;
@@ -115,10 +115,11 @@ pub(crate) fn page(
                 Direction::After => ">=",
             };
             let mut sql = base.clone();
-            sql.push(&format!(
-                " AND m.id {op} {edge} ORDER BY m.id {order} LIMIT {need}"
-            ));
-            let rows: Vec<PageRow> = sql.load(conn)?;
+            sql.push(&format!(" AND m.id {op} "))
+                .bind(Bind::Int(edge))
+                .push(&format!(" ORDER BY m.id {order} LIMIT "))
+                .bind(Bind::Int(need));
+            let rows: Vec<PageRow> = sql.prepared().load(conn)?;
             found.extend(rows.into_iter().map(PageRow::into_read));
             break;
         }
@@ -131,11 +132,11 @@ pub(crate) fn page(
         };
         walked += ids.len();
         let mut sql = base.clone();
-        sql.push(&format!(
-            " AND m.id IN ({}) ORDER BY m.id {order} LIMIT {need}",
-            id_list(ids.iter().copied())
-        ));
-        let rows: Vec<PageRow> = sql.load(conn)?;
+        sql.push(" AND ")
+            .ids_in("m.id", ids.iter().copied())
+            .push(&format!(" ORDER BY m.id {order} LIMIT "))
+            .bind(Bind::Int(need));
+        let rows: Vec<PageRow> = sql.prepared().load(conn)?;
         let got = rows.len();
         found.extend(rows.into_iter().map(PageRow::into_read));
         if i64::try_from(found.len()).unwrap_or(i64::MAX) >= limit || exhausted {
@@ -177,24 +178,41 @@ fn candidates(
         Direction::After => (">=", "ASC"),
     };
     let u = reader.0;
+    // The flag stays a literal: it is the partial index's predicate.
     let mut sql = SqlBuilder::new();
-    sql.push(&format!(
-        "SELECT message_id AS id FROM user_messages WHERE user_id = {u} \
-         AND (flags & {bit}) <> 0 AND message_id {op} {edge} \
-         ORDER BY message_id {order} LIMIT {size}"
-    ));
-    let mut ids: Vec<i64> = sql.load::<IdRow>(conn)?.into_iter().map(|r| r.id).collect();
+    sql.push("SELECT message_id AS id FROM user_messages WHERE user_id = ")
+        .bind(Bind::Int(u))
+        .push(&format!(" AND (flags & {bit}) <> 0 AND message_id {op} "))
+        .bind(Bind::Int(edge))
+        .push(&format!(" ORDER BY message_id {order} LIMIT "))
+        .bind(Bind::Int(size));
+    let mut ids: Vec<i64> = sql
+        .prepared()
+        .load::<IdRow>(conn)?
+        .into_iter()
+        .map(|r| r.id)
+        .collect();
     if bit & flags::STREAM_WILDCARD_MENTIONED != 0 {
         // Per span, the `@all` messages of its channel inside it (`messages_stream_wildcard`).
         let mut sql = SqlBuilder::new();
-        sql.push(&format!(
+        sql.push(
             "SELECT m.id AS id FROM subscription_spans s JOIN messages m \
              ON m.channel_id = s.channel_id AND m.stream_wildcard_mentioned \
              AND m.id >= s.first_message_id \
              AND (s.end_message_id IS NULL OR m.id < s.end_message_id) \
-             WHERE s.user_id = {u} AND m.id {op} {edge} ORDER BY m.id {order} LIMIT {size}"
-        ));
-        ids.extend(sql.load::<IdRow>(conn)?.into_iter().map(|r| r.id));
+             WHERE s.user_id = ",
+        )
+        .bind(Bind::Int(u))
+        .push(&format!(" AND m.id {op} "))
+        .bind(Bind::Int(edge))
+        .push(&format!(" ORDER BY m.id {order} LIMIT "))
+        .bind(Bind::Int(size));
+        ids.extend(
+            sql.prepared()
+                .load::<IdRow>(conn)?
+                .into_iter()
+                .map(|r| r.id),
+        );
         ids.sort_unstable();
         ids.dedup();
         if direction == Direction::Before {

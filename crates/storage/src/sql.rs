@@ -1,14 +1,22 @@
 //! Hand-built SQL for the queries diesel's multi-backend DSL cannot express (dynamic filters
 //! over joins). The SQL is written once, portable; each backend gets its own placeholder syntax,
 //! and full-text search, the one dialect-specific condition, is rendered per backend here.
+//!
+//! A query whose text holds no value (every value a placeholder, ID lists included: `= ANY($n)`
+//! on PostgreSQL) may be marked [`SqlBuilder::prepared`]: on PostgreSQL it is then kept prepared
+//! on its connection, keyed by its text, so that PostgreSQL neither parses it again nor, once it
+//! has settled on a generic plan, plans it again. The page queries of `GET /messages` are such
+//! queries: their parse and plan were half of PostgreSQL's time for a flag page. SQLite runs every
+//! query as before (its ID lists are literals; its prepare is cheap).
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
-use diesel::pg::Pg;
+use diesel::pg::{Pg, PgConnection};
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::query_dsl::RunQueryDsl;
-use diesel::sql_types::{BigInt, Bool, Text};
-use diesel::sqlite::Sqlite;
-use diesel::QueryableByName;
+use diesel::sql_types::{Array, BigInt, Bool, Text, Untyped};
+use diesel::sqlite::{Sqlite, SqliteConnection};
+use diesel::{QueryResult, QueryableByName};
 
 /// A bound value.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,18 +29,46 @@ pub enum Bind {
     Bool(bool),
 }
 
+/// A value as rendered for one backend: an ID list is an array on PostgreSQL only.
+#[derive(Debug, Clone, PartialEq)]
+enum Value {
+    One(Bind),
+    Ints(Vec<i64>),
+}
+
+/// A piece of rendered SQL: text, or a value whose placeholder the backend writes.
+#[derive(Debug, Clone, PartialEq)]
+enum Piece {
+    Sql(String),
+    Value(Value),
+}
+
 #[derive(Debug, Clone, PartialEq)]
 enum Part {
     Text(String),
     Bind(Bind),
     Search(String),
+    /// `IN (list)` on SQLite, `= ANY($n)` on PostgreSQL.
+    Ids(Vec<i64>),
+    /// The reader's ID: a literal on SQLite, one placeholder however often it appears on
+    /// PostgreSQL.
+    Reader(i64),
 }
+
+/// Stands for the reader's ID in text given to [`SqlBuilder::push_for`] (not SQL in either
+/// dialect, so a text that misses the substitution fails instead of running).
+pub(crate) const READER: &str = "$reader";
+
+/// Most distinct texts kept prepared (per connection, by diesel's statement cache): a safety
+/// net should a text marked prepared ever carry a value, which would make every run a new text.
+const MAX_PREPARED_TEXTS: usize = 512;
 
 /// SQL text, placeholders and the one dialect-specific piece (full-text search), rendered for
 /// whichever backend runs it.
 #[derive(Debug, Clone, Default)]
 pub struct SqlBuilder {
     parts: Vec<Part>,
+    prepared: bool,
 }
 
 /// Which SQL dialect to render.
@@ -86,6 +122,33 @@ impl SqlBuilder {
         self
     }
 
+    /// Appends SQL text in which [`READER`] stands for `reader`'s ID.
+    pub(crate) fn push_for(&mut self, text: &str, reader: i64) -> &mut Self {
+        let mut pieces = text.split(READER);
+        if let Some(first) = pieces.next() {
+            self.push(first);
+        }
+        for piece in pieces {
+            self.parts.push(Part::Reader(reader));
+            self.push(piece);
+        }
+        self
+    }
+
+    /// Appends `column` in `ids` (false when there are none).
+    pub(crate) fn ids_in(&mut self, column: &str, ids: impl IntoIterator<Item = i64>) -> &mut Self {
+        self.push(column);
+        self.parts.push(Part::Ids(ids.into_iter().collect()));
+        self
+    }
+
+    /// Marks the query as one whose text holds no value (see the module's doc): kept prepared
+    /// on PostgreSQL.
+    pub(crate) fn prepared(&mut self) -> &mut Self {
+        self.prepared = true;
+        self
+    }
+
     /// Appends a condition that the message aliased `m` matches the words of `text` in its
     /// content or topic: FTS5 on SQLite, the English text-search configuration on PostgreSQL.
     pub fn search(&mut self, text: &str) -> &mut Self {
@@ -99,64 +162,77 @@ impl SqlBuilder {
         self
     }
 
-    fn render(&self, dialect: Dialect) -> (String, Vec<Bind>) {
-        let mut text = String::new();
-        let mut binds = Vec::new();
-        let placeholder = |text: &mut String, binds: &mut Vec<Bind>, value: Bind| {
-            binds.push(value);
-            match dialect {
-                Dialect::Sqlite => text.push('?'),
-                Dialect::Postgres => text.push_str(&format!("${}", binds.len())),
-            }
-        };
+    /// The pieces of the query for `dialect`, in order.
+    fn render(&self, dialect: Dialect) -> Vec<Piece> {
+        let mut out = Pieces::default();
         for part in &self.parts {
             match part {
-                Part::Text(t) => text.push_str(t),
-                Part::Bind(b) => placeholder(&mut text, &mut binds, b.clone()),
+                Part::Text(t) => out.sql(t),
+                Part::Bind(b) => out.value(Value::One(b.clone())),
+                Part::Ids(ids) => match dialect {
+                    Dialect::Sqlite => out.sql(&format!(" IN ({})", id_list(ids.iter().copied()))),
+                    Dialect::Postgres => {
+                        out.sql(" = ANY(");
+                        out.value(Value::Ints(ids.clone()));
+                        out.sql(")");
+                    }
+                },
+                Part::Reader(id) => match dialect {
+                    Dialect::Sqlite => out.sql(&id.to_string()),
+                    Dialect::Postgres => out.reader(*id),
+                },
                 Part::Search(words) => {
                     match dialect {
                         Dialect::Sqlite => {
                             let query = fts5_query(words);
                             if query.is_empty() {
-                                text.push_str("1 = 0");
+                                out.sql("1 = 0");
                             } else {
-                                text.push_str("m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ");
-                                placeholder(&mut text, &mut binds, Bind::Text(query));
-                                text.push(')');
+                                out.sql("m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ");
+                                out.value(Value::One(Bind::Text(query)));
+                                out.sql(")");
                             }
                         }
                         Dialect::Postgres => {
                             // The stored `to_tsvector('english', content || ' ' || topic)`.
-                            text.push_str("m.search_vector @@ plainto_tsquery('english', ");
-                            placeholder(&mut text, &mut binds, Bind::Text(words.clone()));
-                            text.push(')');
+                            out.sql("m.search_vector @@ plainto_tsquery('english', ");
+                            out.value(Value::One(Bind::Text(words.clone())));
+                            out.sql(")");
                         }
                     }
                 }
             }
         }
-        (text, binds)
+        out.pieces
+    }
+
+    /// Whether to keep this query prepared on PostgreSQL: marked so, and its text one of the
+    /// first [`MAX_PREPARED_TEXTS`] seen.
+    fn keep_prepared(&self, pieces: &[Piece]) -> bool {
+        use std::hash::{Hash, Hasher};
+        if !self.prepared {
+            return false;
+        }
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        for piece in pieces {
+            match piece {
+                Piece::Sql(text) => text.hash(&mut hasher),
+                Piece::Value(_) => 0u8.hash(&mut hasher),
+            }
+        }
+        let mut seen = PREPARED_TEXTS.lock().unwrap_or_else(|e| e.into_inner());
+        admit(&mut seen, hasher.finish(), MAX_PREPARED_TEXTS)
     }
 
     /// Runs a statement that returns no rows; answers how many rows it changed.
     pub fn execute(&self, conn: &mut DbConn) -> Result<usize, StorageError> {
-        macro_rules! run {
-            ($c:expr, $backend:ty, $dialect:expr) => {{
-                let (text, binds) = self.render($dialect);
-                let mut query = diesel::sql_query(text).into_boxed::<$backend>();
-                for bind in binds {
-                    query = match bind {
-                        Bind::Int(v) => query.bind::<BigInt, _>(v),
-                        Bind::Text(v) => query.bind::<Text, _>(v),
-                        Bind::Bool(v) => query.bind::<Bool, _>(v),
-                    };
-                }
-                query.execute($c)?
-            }};
-        }
         Ok(match conn {
-            DbConn::Sqlite(c) => run!(c, Sqlite, Dialect::Sqlite),
-            DbConn::Pg(c) => run!(c, Pg, Dialect::Postgres),
+            DbConn::Sqlite(c) => Run::new(self.render(Dialect::Sqlite), false).execute(c)?,
+            DbConn::Pg(c) => {
+                let pieces = self.render(Dialect::Postgres);
+                let keep = self.keep_prepared(&pieces);
+                Run::new(pieces, keep).execute(c)?
+            }
         })
     }
 
@@ -165,30 +241,153 @@ impl SqlBuilder {
     where
         T: QueryableByName<Sqlite> + QueryableByName<Pg> + 'static,
     {
-        macro_rules! run {
-            ($c:expr, $backend:ty, $dialect:expr) => {{
-                let (text, binds) = self.render($dialect);
-                let mut query = diesel::sql_query(text).into_boxed::<$backend>();
-                for bind in binds {
-                    query = match bind {
-                        Bind::Int(v) => query.bind::<BigInt, _>(v),
-                        Bind::Text(v) => query.bind::<Text, _>(v),
-                        Bind::Bool(v) => query.bind::<Bool, _>(v),
-                    };
-                }
-                query.load::<T>($c)?
-            }};
-        }
         Ok(match conn {
-            DbConn::Sqlite(c) => run!(c, Sqlite, Dialect::Sqlite),
-            DbConn::Pg(c) => run!(c, Pg, Dialect::Postgres),
+            DbConn::Sqlite(c) => Run::new(self.render(Dialect::Sqlite), false).load::<T>(c)?,
+            DbConn::Pg(c) => {
+                let pieces = self.render(Dialect::Postgres);
+                let keep = self.keep_prepared(&pieces);
+                Run::new(pieces, keep).load::<T>(c)?
+            }
         })
     }
 }
 
+/// Whether the text `key` may be kept prepared: one seen before, or a new one while fewer than
+/// `max` are.
+fn admit(seen: &mut Vec<u64>, key: u64, max: usize) -> bool {
+    if seen.contains(&key) {
+        return true;
+    }
+    if seen.len() >= max {
+        return false;
+    }
+    seen.push(key);
+    true
+}
+
+/// The texts kept prepared so far (hashes), for [`MAX_PREPARED_TEXTS`].
+static PREPARED_TEXTS: std::sync::Mutex<Vec<u64>> = std::sync::Mutex::new(Vec::new());
+
+/// Rendered pieces collected in order; PostgreSQL's placeholders numbered as diesel numbers
+/// them (one per value, in order), so that the reader's, bound once, is named again by number.
+#[derive(Default)]
+struct Pieces {
+    pieces: Vec<Piece>,
+    values: usize,
+    reader_at: Vec<(i64, usize)>,
+}
+
+impl Pieces {
+    fn sql(&mut self, text: &str) {
+        match self.pieces.last_mut() {
+            Some(Piece::Sql(last)) => last.push_str(text),
+            _ => self.pieces.push(Piece::Sql(text.to_owned())),
+        }
+    }
+
+    fn value(&mut self, value: Value) {
+        self.values += 1;
+        self.pieces.push(Piece::Value(value));
+    }
+
+    /// The reader's ID: bound at its first appearance, `$n` of that one after.
+    fn reader(&mut self, id: i64) {
+        match self.reader_at.iter().find(|(r, _)| *r == id) {
+            Some(&(_, at)) => self.sql(&format!("${at}")),
+            None => {
+                self.value(Value::One(Bind::Int(id)));
+                self.reader_at.push((id, self.values));
+            }
+        }
+    }
+}
+
+/// A rendered query as diesel runs it: the pieces' text, a placeholder per value written by
+/// the backend; kept prepared (diesel's statement cache, by text) when `prepared`, else run
+/// unnamed as diesel runs `sql_query`.
+struct Run {
+    pieces: Vec<Piece>,
+    prepared: bool,
+}
+
+impl Run {
+    fn new(pieces: Vec<Piece>, prepared: bool) -> Self {
+        Run { pieces, prepared }
+    }
+}
+
+impl QueryId for Run {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl Query for Run {
+    type SqlType = Untyped;
+}
+
+impl QueryFragment<Pg> for Run {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        if !self.prepared {
+            out.unsafe_to_cache_prepared();
+        }
+        for piece in &self.pieces {
+            match piece {
+                Piece::Sql(text) => out.push_sql(text),
+                Piece::Value(Value::One(Bind::Int(v))) => out.push_bind_param::<BigInt, _>(v)?,
+                Piece::Value(Value::One(Bind::Text(v))) => out.push_bind_param::<Text, _>(v)?,
+                Piece::Value(Value::One(Bind::Bool(v))) => out.push_bind_param::<Bool, _>(v)?,
+                Piece::Value(Value::Ints(v)) => out.push_bind_param::<Array<BigInt>, _>(v)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+impl QueryFragment<Sqlite> for Run {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
+        out.unsafe_to_cache_prepared();
+        for piece in &self.pieces {
+            match piece {
+                Piece::Sql(text) => out.push_sql(text),
+                Piece::Value(Value::One(Bind::Int(v))) => out.push_bind_param::<BigInt, _>(v)?,
+                Piece::Value(Value::One(Bind::Text(v))) => out.push_bind_param::<Text, _>(v)?,
+                Piece::Value(Value::One(Bind::Bool(v))) => out.push_bind_param::<Bool, _>(v)?,
+                // SQLite's ID lists are rendered as literals.
+                Piece::Value(Value::Ints(_)) => {
+                    return Err(diesel::result::Error::QueryBuilderError(
+                        "an ID array on SQLite".into(),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl RunQueryDsl<PgConnection> for Run {}
+impl RunQueryDsl<SqliteConnection> for Run {}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The text as the backend receives it (placeholders as diesel writes them) and the values.
+    fn text(sql: &SqlBuilder, dialect: Dialect) -> (String, Vec<Value>) {
+        let (mut text, mut values) = (String::new(), Vec::new());
+        for piece in sql.render(dialect) {
+            match piece {
+                Piece::Sql(t) => text.push_str(&t),
+                Piece::Value(v) => {
+                    values.push(v);
+                    match dialect {
+                        Dialect::Sqlite => text.push('?'),
+                        Dialect::Postgres => text.push_str(&format!("${}", values.len())),
+                    }
+                }
+            }
+        }
+        (text, values)
+    }
 
     #[test]
     fn placeholders_are_numbered_for_postgres() {
@@ -199,17 +398,76 @@ mod tests {
             .search("fast cars")
             .push(" AND b = ")
             .bind(Bind::Text("x".into()));
-        let (sqlite, binds) = sql.render(Dialect::Sqlite);
+        let (sqlite, binds) = text(&sql, Dialect::Sqlite);
         assert_eq!(sqlite, "a = ? AND m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?) AND b = ?");
-        assert_eq!(binds[1], Bind::Text("\"fast\" \"cars\"".into()));
-        let (pg, binds) = sql.render(Dialect::Postgres);
-        assert!(
-            pg.starts_with(
-                "a = $1 AND m.search_vector @@ plainto_tsquery('english', $2) AND b = $3"
-            ),
-            "{pg}"
+        assert_eq!(binds[1], Value::One(Bind::Text("\"fast\" \"cars\"".into())));
+        let (pg, binds) = text(&sql, Dialect::Postgres);
+        assert_eq!(
+            pg,
+            "a = $1 AND m.search_vector @@ plainto_tsquery('english', $2) AND b = $3"
         );
-        assert_eq!(binds[1], Bind::Text("fast cars".into()));
+        assert_eq!(binds[1], Value::One(Bind::Text("fast cars".into())));
+    }
+
+    #[test]
+    fn id_lists_are_literals_on_sqlite_and_one_array_on_postgres() {
+        let mut sql = SqlBuilder::new();
+        sql.push("SELECT 1 WHERE ")
+            .ids_in("m.id", [3, 5])
+            .push(" AND ")
+            .ids_in("m.channel_id", [])
+            .push(" LIMIT ")
+            .bind(Bind::Int(7));
+        let (sqlite, values) = text(&sql, Dialect::Sqlite);
+        assert_eq!(
+            sqlite,
+            "SELECT 1 WHERE m.id IN (3,5) AND m.channel_id IN (0) LIMIT ?"
+        );
+        assert_eq!(values, vec![Value::One(Bind::Int(7))]);
+        let (pg, values) = text(&sql, Dialect::Postgres);
+        assert_eq!(
+            pg,
+            "SELECT 1 WHERE m.id = ANY($1) AND m.channel_id = ANY($2) LIMIT $3"
+        );
+        assert_eq!(
+            values,
+            vec![
+                Value::Ints(vec![3, 5]),
+                Value::Ints(vec![]),
+                Value::One(Bind::Int(7))
+            ]
+        );
+    }
+
+    #[test]
+    fn the_reader_is_bound_once_on_postgres() {
+        let mut sql = SqlBuilder::new();
+        sql.push("x = ")
+            .bind(Bind::Int(1))
+            .push_for(&format!("u = {READER} AND v = {READER} AND w = "), 42)
+            .bind(Bind::Int(2));
+        let (sqlite, values) = text(&sql, Dialect::Sqlite);
+        assert_eq!(sqlite, "x = ?u = 42 AND v = 42 AND w = ?");
+        assert_eq!(values.len(), 2);
+        let (pg, values) = text(&sql, Dialect::Postgres);
+        assert_eq!(pg, "x = $1u = $2 AND v = $2 AND w = $3");
+        assert_eq!(
+            values,
+            vec![
+                Value::One(Bind::Int(1)),
+                Value::One(Bind::Int(42)),
+                Value::One(Bind::Int(2))
+            ]
+        );
+    }
+
+    #[test]
+    fn texts_past_the_cap_run_unprepared() {
+        let mut seen = Vec::new();
+        assert!(admit(&mut seen, 1, 2));
+        assert!(admit(&mut seen, 2, 2));
+        assert!(!admit(&mut seen, 3, 2), "a third text");
+        assert!(admit(&mut seen, 1, 2), "a text seen before");
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::conn::DbConn;
 use crate::error::StorageError;
 use crate::messages::Direction;
 use crate::schema::messages;
-use crate::sql::{IdRow, SqlBuilder};
+use crate::sql::{Bind, IdRow, SqlBuilder, READER};
 use diesel::prelude::*;
 use parley_domain::message::flags;
 use parley_domain::UserId;
@@ -128,15 +128,20 @@ impl UnreadNearest {
             Direction::After => (">=", "ASC"),
         };
         let mut sql = SqlBuilder::new();
-        sql.push(&format!(
-            "SELECT m.id AS id FROM user_messages um JOIN messages m ON m.id = um.message_id \
-             WHERE um.user_id = {u} AND (um.flags & {read}) = 0 AND um.message_id {op} {edge} \
-               AND NOT (m.channel_id IS NOT NULL AND {covered}) \
-             ORDER BY um.message_id {order} LIMIT {size}",
-            u = self.user.0,
-            read = flags::READ,
-            covered = crate::reader_flags::covered_sql(&self.user.0.to_string()),
-        ));
+        sql.push_for(
+            &format!(
+                "SELECT m.id AS id FROM user_messages um JOIN messages m ON m.id = um.message_id \
+                 WHERE um.user_id = {READER} AND (um.flags & {read}) = 0 \
+                   AND NOT (m.channel_id IS NOT NULL AND {covered}) AND um.message_id {op} ",
+                read = flags::READ,
+                covered = crate::reader_flags::covered_sql(READER),
+            ),
+            self.user.0,
+        )
+        .bind(Bind::Int(edge))
+        .push(&format!(" ORDER BY um.message_id {order} LIMIT "))
+        .bind(Bind::Int(size))
+        .prepared();
         Ok(sql.load::<IdRow>(conn)?.into_iter().map(|r| r.id).collect())
     }
 }

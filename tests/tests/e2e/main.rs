@@ -32,6 +32,7 @@ mod ops;
 mod outgoing_webhooks;
 mod people;
 mod playgrounds;
+mod prepared_pages;
 mod presence;
 mod profile_fields;
 mod push;
