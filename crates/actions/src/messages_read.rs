@@ -16,6 +16,7 @@ use parley_domain::{ChannelId, MessageId, RequestError, UserId};
 use parley_markdown::highlight::SearchTerms;
 use parley_storage::messages::{self, Audience, Condition, Direction, ReadMessage};
 use parley_storage::{channels, subscriptions, user_topics, users, DbConn};
+use parley_wire::{FoundMessage, Message, MessagesPage};
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;
 
@@ -566,21 +567,26 @@ pub async fn get_messages(
     ctx: &Context,
     reader: User,
     query: MessageQuery,
-) -> ActionResult<Map<String, Value>> {
+) -> ActionResult<MessagesPage> {
     check_query(&query)?;
     let ctx2 = ctx.clone();
     ctx.run(move |conn| {
         let page = select_page(&ctx2, conn, &reader, &query)?;
-        let mut records = present(&ctx2, conn, &reader, &page.messages, query.presentation)?;
-        highlight_matches(&mut records, &page.messages, &query.narrow);
-        let mut out = Map::new();
-        out.insert("anchor".into(), page.anchor.into());
-        out.insert("found_anchor".into(), page.found_anchor.into());
-        out.insert("found_oldest".into(), page.found_oldest.into());
-        out.insert("found_newest".into(), page.found_newest.into());
-        out.insert("history_limited".into(), false.into());
-        out.insert("messages".into(), Value::Array(records));
-        Ok(out)
+        let records = crate::present::messages::messages(
+            &ctx2,
+            conn,
+            &reader,
+            &page.messages,
+            query.presentation,
+        )?;
+        Ok(MessagesPage {
+            anchor: Some(page.anchor),
+            found_anchor: page.found_anchor,
+            found_oldest: page.found_oldest,
+            found_newest: page.found_newest,
+            history_limited: false,
+            messages: with_matches(records, &page.messages, &query.narrow),
+        })
     })
     .await
 }
@@ -741,26 +747,32 @@ fn match_fields(message: &ReadMessage, terms: Option<&SearchTerms>) -> (String, 
     }
 }
 
-/// Adds `match_content` and `match_subject` to each message of a `search` narrow's answer, as
-/// the reference does.
-fn highlight_matches(records: &mut [Value], found: &[ReadMessage], narrow: &[NarrowTerm]) {
-    let Some(terms) = search_terms(narrow) else {
-        return;
+/// The answer's messages: for a `search` narrow, each with `match_content` and `match_subject`,
+/// as the reference adds them.
+fn with_matches(
+    records: Vec<Message>,
+    found: &[ReadMessage],
+    narrow: &[NarrowTerm],
+) -> Vec<FoundMessage> {
+    let terms = search_terms(narrow);
+    let by_id: std::collections::HashMap<i64, &ReadMessage> = match terms {
+        Some(_) => found.iter().map(|m| (m.row.id, m)).collect(),
+        None => Default::default(),
     };
-    let by_id: std::collections::HashMap<i64, &ReadMessage> =
-        found.iter().map(|m| (m.row.id, m)).collect();
-    for record in records.iter_mut() {
-        let Some(object) = record.as_object_mut() else {
-            continue;
-        };
-        let id = object.get("id").and_then(Value::as_i64).unwrap_or_default();
-        let Some(message) = by_id.get(&id) else {
-            continue;
-        };
-        let (content, subject) = match_fields(message, Some(&terms));
-        object.insert("match_content".into(), content.into());
-        object.insert("match_subject".into(), subject.into());
-    }
+    records
+        .into_iter()
+        .map(|message| {
+            let matched = by_id
+                .get(&message.id.0)
+                .map(|found| match_fields(found, terms.as_ref()));
+            let (match_content, match_subject) = matched.unzip();
+            FoundMessage {
+                message,
+                match_content,
+                match_subject,
+            }
+        })
+        .collect()
 }
 
 fn escape_html(text: &str) -> String {
@@ -804,7 +816,7 @@ pub async fn get_messages_by_ids(
     ids: Vec<MessageId>,
     narrow: Vec<NarrowTerm>,
     presentation: Presentation,
-) -> ActionResult<Map<String, Value>> {
+) -> ActionResult<MessagesPage> {
     let ctx2 = ctx.clone();
     ctx.run(move |conn| {
         let policy = policy::load(conn)?;
@@ -825,15 +837,16 @@ pub async fn get_messages_by_ids(
             history_channels: history,
         };
         let found = messages::by_ids_for(conn, &audience, &ids, &resolved.conditions)?;
-        let mut records = present(&ctx2, conn, &reader, &found, presentation)?;
-        highlight_matches(&mut records, &found, &narrow);
-        let mut out = Map::new();
-        out.insert("found_anchor".into(), false.into());
-        out.insert("found_oldest".into(), false.into());
-        out.insert("found_newest".into(), false.into());
-        out.insert("history_limited".into(), false.into());
-        out.insert("messages".into(), Value::Array(records));
-        Ok(out)
+        let records =
+            crate::present::messages::messages(&ctx2, conn, &reader, &found, presentation)?;
+        Ok(MessagesPage {
+            anchor: None,
+            found_anchor: false,
+            found_oldest: false,
+            found_newest: false,
+            history_limited: false,
+            messages: with_matches(records, &found, &narrow),
+        })
     })
     .await
 }

@@ -12,9 +12,10 @@ use serde_json::{Map, Value};
 pub struct IgnoredParameters(pub Vec<String>);
 
 /// A successful response's data fields: JSON values, and parts already written as JSON text
-/// (a register snapshot's large parts), which are copied into the body as they are.
+/// (a register snapshot's large parts, or a typed answer's members), which are copied into the
+/// body as they are.
 #[derive(Debug, Default)]
-pub struct Success(Map<String, Value>, Vec<(String, String)>);
+pub struct Success(Map<String, Value>, Vec<(String, String)>, String);
 
 impl Success {
     /// A success with no data.
@@ -25,13 +26,24 @@ impl Success {
     /// A success whose data are a register snapshot's parts, taken as they are.
     pub fn from_snapshot(snapshot: parley_actions::register::Snapshot) -> Self {
         let (fields, written) = snapshot.into_parts();
-        Success(fields, written)
+        Success(fields, written, String::new())
+    }
+
+    /// A success whose data are the members of `data`, written as JSON text at once (no
+    /// generic JSON tree in between, for large answers); `data` must serialize to an object.
+    pub fn written(data: impl Serialize) -> Self {
+        let text = serde_json::to_string(&data).unwrap_or_default();
+        let members = text
+            .strip_prefix('{')
+            .and_then(|t| t.strip_suffix('}'))
+            .unwrap_or_default();
+        Success(Map::new(), Vec::new(), members.to_owned())
     }
 
     /// A success whose data are the fields of `data`, which must serialize to an object.
     pub fn from_fields(data: impl Serialize) -> Self {
         match serde_json::to_value(data) {
-            Ok(Value::Object(map)) => Success(map, Vec::new()),
+            Ok(Value::Object(map)) => Success(map, Vec::new(), String::new()),
             _ => Success::default(),
         }
     }
@@ -48,17 +60,21 @@ impl Success {
     /// The envelope for a request that ignored these parameters, as JSON text: the values
     /// written, then the parts written already.
     pub fn into_body(self, ignored: &[String]) -> Vec<u8> {
-        let Success(mut body, written) = self;
+        let Success(mut body, written, members) = self;
         body.insert("result".into(), "success".into());
         body.insert("msg".into(), "".into());
         if !ignored.is_empty() {
             body.insert("ignored_parameters_unsupported".into(), ignored.into());
         }
         let mut text = serde_json::to_vec(&body).unwrap_or_else(|_| b"{}".to_vec());
-        if written.is_empty() {
+        if written.is_empty() && members.is_empty() {
             return text;
         }
         text.pop(); // the closing brace; `result` and `msg` are always before it
+        if !members.is_empty() {
+            text.push(b',');
+            text.extend(members.into_bytes());
+        }
         for (key, part) in written {
             text.push(b',');
             text.extend(serde_json::to_vec(&key).unwrap_or_default());
@@ -113,11 +129,38 @@ mod tests {
         let success = Success(
             Map::from_iter([("a".to_owned(), json!(1))]),
             vec![("users".to_owned(), r#"[{"id":1,"name":"a\"b"}]"#.to_owned())],
+            String::new(),
         );
         assert_eq!(
             parsed(success.into_body(&["x".into()])),
             json!({"result": "success", "msg": "", "a": 1, "users": [{"id": 1, "name": "a\"b"}],
                    "ignored_parameters_unsupported": ["x"]})
+        );
+    }
+
+    #[test]
+    fn envelope_takes_a_typed_answer_written_at_once() {
+        #[derive(Serialize)]
+        struct Page {
+            anchor: i64,
+            messages: Vec<&'static str>,
+        }
+        let page = Page {
+            anchor: 3,
+            messages: vec!["a}", "{b"],
+        };
+        assert_eq!(
+            parsed(
+                Success::written(page)
+                    .with("id", 1)
+                    .into_body(&["x".into()])
+            ),
+            json!({"result": "success", "msg": "", "anchor": 3, "messages": ["a}", "{b"], "id": 1,
+                   "ignored_parameters_unsupported": ["x"]})
+        );
+        assert_eq!(
+            parsed(Success::written(json!({})).into_body(&[])),
+            json!({"result": "success", "msg": ""})
         );
     }
 }

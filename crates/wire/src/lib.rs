@@ -22,7 +22,7 @@ pub mod web;
 pub use channel::{Channel, Subscription};
 pub use event::Event;
 pub use group::{GroupSettingValue, UserGroup};
-pub use message::Message;
+pub use message::{FoundMessage, Message, MessagesPage};
 pub use user::{User, UserOptions};
 
 /// A JSON object, for the shapes whose keys a registry decides.

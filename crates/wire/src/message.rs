@@ -103,3 +103,37 @@ pub struct Reaction {
     /// Who reacted.
     pub user_id: UserId,
 }
+
+/// A message of a `GET /messages` answer; for a `search` narrow, with its rendered content and
+/// its topic with the matches highlighted, as the reference adds them.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FoundMessage {
+    /// The message.
+    #[serde(flatten)]
+    pub message: Message,
+    /// The rendered content with the search's matches highlighted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub match_content: Option<String>,
+    /// The topic (HTML-escaped) with the search's matches highlighted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub match_subject: Option<String>,
+}
+
+/// The answer of `GET /messages`: written straight to the response, without a generic JSON
+/// tree in between (the tree cost a page more CPU than reading it from the database).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct MessagesPage {
+    /// The anchor the page was read from; absent when messages were asked for by ID.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<i64>,
+    /// Whether the anchor message is in the page.
+    pub found_anchor: bool,
+    /// Whether the page reaches the oldest matching message.
+    pub found_oldest: bool,
+    /// Whether the page reaches the newest matching message.
+    pub found_newest: bool,
+    /// Always false: Parley keeps the whole history.
+    pub history_limited: bool,
+    /// The messages, oldest first.
+    pub messages: Vec<FoundMessage>,
+}

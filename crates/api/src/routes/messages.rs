@@ -260,7 +260,7 @@ pub async fn list(
             presentation,
         } => messages_read::get_messages_by_ids(&ctx, me, ids, narrow, presentation).await?,
     };
-    Ok(Success::from_fields(page))
+    Ok(Success::written(page))
 }
 
 /// `GET /messages/{message_id}`.
