@@ -801,12 +801,15 @@ async fn main() {
         );
     }
     if let Ok(binary) = std::env::var("BENCH_SERVER") {
+        let mut conn = app.ctx.db.conn().unwrap();
+        let max_id = count(&mut conn, "SELECT COALESCE(MAX(id), 0) AS n FROM messages");
+        drop(conn);
         let rate = separate_server(
             &binary,
             &url_text,
             &dir,
             (&plan.members, &accounts),
-            &heavy,
+            (&heavy, max_id),
             sends,
         )
         .await;
@@ -925,14 +928,14 @@ fn serve_over_http(app: &TestApp) -> String {
 
 /// The `parley` binary at `binary` serving the seeded database in its own process, sent to over
 /// HTTP at 8 senders as [`sends_over_http`]: the server's resident memory alone, without this
-/// program's plan, accounts, waiting queues and seeding (its log in `dir/server.log`). Answers
-/// messages a second.
+/// program's plan, accounts, waiting queues and seeding (its log in `dir/server.log`); then a
+/// full register and the pages of [`page_cases`] from it. Answers messages a second.
 async fn separate_server(
     binary: &str,
     database_url: &str,
     dir: &std::path::Path,
     (members, accounts): (&[Vec<usize>], &[Account]),
-    heavy: &Account,
+    (heavy, max_id): (&Account, i64),
     sends: usize,
 ) -> f64 {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -991,6 +994,7 @@ async fn separate_server(
         rss_mib_of(&pid)
     );
     register_over_http(&client, &base, heavy).await;
+    pages_over_http(&client, &base, max_id, heavy, accounts).await;
     child.kill().unwrap();
     child.wait().unwrap();
     rate
@@ -1173,26 +1177,28 @@ async fn mark_read(app: &TestApp, heavy: &Account) {
     );
 }
 
-/// `GET /messages` pages, timed (median of 20) with the rows they return: search pages for a
-/// common word (newest, and from an anchor in the middle of the history), for a word in one
-/// message, for the common word within a channel and for a user with a small history; then
-/// unnarrowed, channel, topic, unread, starred (newest, middle anchor, in a channel) and
-/// mentioned pages.
-async fn read_pages(app: &TestApp, heavy: &Account, accounts: &[Account]) {
-    let mut conn = app.ctx.db.conn().unwrap();
-    let max_id = count(&mut conn, "SELECT COALESCE(MAX(id), 0) AS n FROM messages");
-    let common = count(
-        &mut conn,
-        &format!("SELECT COUNT(*) AS n FROM messages WHERE content LIKE '%{COMMON}%'"),
-    );
-    drop(conn);
-    println!("{common} of {max_id} messages contain {COMMON:?}");
+/// One timed `GET /messages` page: label, reader, narrow, anchor, `num_before`, `num_after`.
+type PageCase<'a> = (
+    &'static str,
+    &'a Account,
+    serde_json::Value,
+    String,
+    i64,
+    i64,
+);
+
+/// The pages the benchmark times: search pages for a common word (newest, and from an anchor
+/// in the middle of the history), for a word in one message, for the common word within a
+/// channel and for a user with a small history; then unnarrowed, channel, topic, unread,
+/// starred (newest, middle anchor, in a channel) and mentioned pages. `max_id` is the newest
+/// message's ID (the middle anchor is half of it).
+fn page_cases<'a>(max_id: i64, heavy: &'a Account, accounts: &'a [Account]) -> Vec<PageCase<'a>> {
     let middle = max_id / 2;
     // `content()` numbers each message: that number is a word of one message only.
     let rare = format!("{}", max_id / 3);
     let light = &accounts[accounts.len() / 2];
     let newest = || "newest".to_owned();
-    let pages: Vec<(&str, &Account, serde_json::Value, String, i64, i64)> = vec![
+    vec![
         (
             "search, common word, newest",
             heavy,
@@ -1333,8 +1339,21 @@ async fn read_pages(app: &TestApp, heavy: &Account, accounts: &[Account]) {
             100,
             0,
         ),
-    ];
-    for (label, who, narrow, anchor, before, after) in pages {
+    ]
+}
+
+/// `GET /messages` pages ([`page_cases`]) in-process, timed (median of 20) with the rows they
+/// return; the time includes the test client's parsing of each response.
+async fn read_pages(app: &TestApp, heavy: &Account, accounts: &[Account]) {
+    let mut conn = app.ctx.db.conn().unwrap();
+    let max_id = count(&mut conn, "SELECT COALESCE(MAX(id), 0) AS n FROM messages");
+    let common = count(
+        &mut conn,
+        &format!("SELECT COUNT(*) AS n FROM messages WHERE content LIKE '%{COMMON}%'"),
+    );
+    drop(conn);
+    println!("{common} of {max_id} messages contain {COMMON:?}");
+    for (label, who, narrow, anchor, before, after) in page_cases(max_id, heavy, accounts) {
         let mut samples = Vec::new();
         let mut rows = 0;
         for _ in 0..20 {
@@ -1353,5 +1372,46 @@ async fn read_pages(app: &TestApp, heavy: &Account, accounts: &[Account]) {
             rows = page["messages"].as_array().map_or(0, Vec::len);
         }
         summary(&format!("{label} ({rows} rows)"), samples);
+    }
+}
+
+/// The same pages from the `parley` binary at `base`, each timed to the last byte of its body
+/// (median of 10: the reader's 200 requests a minute also cover the register that follows).
+async fn pages_over_http(
+    client: &reqwest::Client,
+    base: &str,
+    max_id: i64,
+    heavy: &Account,
+    accounts: &[Account],
+) {
+    for (label, who, narrow, anchor, before, after) in page_cases(max_id, heavy, accounts) {
+        let mut samples = Vec::new();
+        let mut size = 0;
+        for _ in 0..10 {
+            let t = Instant::now();
+            let response = client
+                .get(format!("{base}/api/v1/messages"))
+                .basic_auth(&who.email, Some(&who.api_key))
+                .query(&[
+                    ("anchor", anchor.clone()),
+                    ("num_before", before.to_string()),
+                    ("num_after", after.to_string()),
+                    ("narrow", narrow.to_string()),
+                ])
+                .send()
+                .await
+                .unwrap();
+            assert!(
+                response.status().is_success(),
+                "{label}: {}",
+                response.status()
+            );
+            size = response.bytes().await.unwrap().len();
+            samples.push(t.elapsed());
+        }
+        summary(
+            &format!("from the parley binary: {label} ({} KB)", size / 1024),
+            samples,
+        );
     }
 }
