@@ -5,9 +5,10 @@
 //! A query whose text holds no value (every value a placeholder, ID lists included: `= ANY($n)`
 //! on PostgreSQL) may be marked [`SqlBuilder::prepared`]: on PostgreSQL it is then kept prepared
 //! on its connection, keyed by its text, so that PostgreSQL neither parses it again nor, once it
-//! has settled on a generic plan, plans it again. The page queries of `GET /messages` are such
-//! queries: their parse and plan were half of PostgreSQL's time for a flag page. SQLite runs every
-//! query as before (its ID lists are literals; its prepare is cheap).
+//! has settled on a generic plan, plans it again. The page queries of flag and unread narrows
+//! are such queries: their parse and plan were half of PostgreSQL's time for a flag page. Mark
+//! only queries whose plan does not hinge on the values: a generic plan is chosen blind to them.
+//! SQLite runs every query as before (its ID lists are literals; its prepare is cheap).
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
@@ -56,8 +57,9 @@ enum Part {
 }
 
 /// Stands for the reader's ID in text given to [`SqlBuilder::push_for`] (not SQL in either
-/// dialect, so a text that misses the substitution fails instead of running).
-pub(crate) const READER: &str = "$reader";
+/// dialect, so a text that misses the substitution fails instead of running; `$reader` would
+/// be a named parameter to SQLite).
+pub(crate) const READER: &str = "{reader}";
 
 /// Most distinct texts kept prepared (per connection, by diesel's statement cache): a safety
 /// net should a text marked prepared ever carry a value, which would make every run a new text.
