@@ -12,9 +12,12 @@
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
+use diesel::backend::Backend;
 use diesel::pg::{Pg, PgConnection};
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::query_dsl::RunQueryDsl;
+use diesel::serialize::ToSql;
+use diesel::sql_types::HasSqlType;
 use diesel::sql_types::{Array, BigInt, Bool, Text, Untyped};
 use diesel::sqlite::{Sqlite, SqliteConnection};
 use diesel::{QueryResult, QueryableByName};
@@ -327,8 +330,20 @@ impl Query for Run {
     type SqlType = Untyped;
 }
 
-impl QueryFragment<Pg> for Run {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+impl Run {
+    /// Writes the pieces, each value through `array` when it is an ID list (which only
+    /// PostgreSQL binds), else as one placeholder.
+    fn walk<'b, DB>(
+        &'b self,
+        out: &mut AstPass<'_, 'b, DB>,
+        array: impl Fn(&mut AstPass<'_, 'b, DB>, &'b Vec<i64>) -> QueryResult<()>,
+    ) -> QueryResult<()>
+    where
+        DB: Backend + HasSqlType<BigInt> + HasSqlType<Text> + HasSqlType<Bool>,
+        i64: ToSql<BigInt, DB>,
+        String: ToSql<Text, DB>,
+        bool: ToSql<Bool, DB>,
+    {
         if !self.prepared {
             out.unsafe_to_cache_prepared();
         }
@@ -338,31 +353,30 @@ impl QueryFragment<Pg> for Run {
                 Piece::Value(Value::One(Bind::Int(v))) => out.push_bind_param::<BigInt, _>(v)?,
                 Piece::Value(Value::One(Bind::Text(v))) => out.push_bind_param::<Text, _>(v)?,
                 Piece::Value(Value::One(Bind::Bool(v))) => out.push_bind_param::<Bool, _>(v)?,
-                Piece::Value(Value::Ints(v)) => out.push_bind_param::<Array<BigInt>, _>(v)?,
+                Piece::Value(Value::Ints(v)) => array(out, v)?,
             }
         }
         Ok(())
     }
 }
 
+impl QueryFragment<Pg> for Run {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        self.walk(&mut out, |out, ids| {
+            out.push_bind_param::<Array<BigInt>, _>(ids)
+        })
+    }
+}
+
 impl QueryFragment<Sqlite> for Run {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Sqlite>) -> QueryResult<()> {
-        out.unsafe_to_cache_prepared();
-        for piece in &self.pieces {
-            match piece {
-                Piece::Sql(text) => out.push_sql(text),
-                Piece::Value(Value::One(Bind::Int(v))) => out.push_bind_param::<BigInt, _>(v)?,
-                Piece::Value(Value::One(Bind::Text(v))) => out.push_bind_param::<Text, _>(v)?,
-                Piece::Value(Value::One(Bind::Bool(v))) => out.push_bind_param::<Bool, _>(v)?,
-                // SQLite's ID lists are rendered as literals.
-                Piece::Value(Value::Ints(_)) => {
-                    return Err(diesel::result::Error::QueryBuilderError(
-                        "an ID array on SQLite".into(),
-                    ))
-                }
-            }
-        }
-        Ok(())
+        // SQLite's ID lists are rendered as literals, and its texts are never kept prepared.
+        debug_assert!(!self.prepared);
+        self.walk(&mut out, |_, _| {
+            Err(diesel::result::Error::QueryBuilderError(
+                "an ID array on SQLite".into(),
+            ))
+        })
     }
 }
 
