@@ -120,7 +120,8 @@ pub struct FoundMessage {
 }
 
 /// The answer of `GET /messages`: written straight to the response, without a generic JSON
-/// tree in between (the tree cost a page more CPU than reading it from the database).
+/// tree in between (building, writing and dropping two such trees was about half of the
+/// process's CPU for a page of 100 messages).
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct MessagesPage {
     /// The anchor the page was read from; absent when messages were asked for by ID.
