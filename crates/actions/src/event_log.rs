@@ -31,8 +31,8 @@ use tokio::sync::{watch, Notify};
 /// How often the follower reads the log even when nothing woke it.
 pub const FALLBACK_POLL: Duration = Duration::from_secs(1);
 
-/// How often the listener looks for notifications on its connection.
-const LISTEN_POLL: Duration = Duration::from_millis(2);
+/// The longest the listener sleeps on its connection before it looks whether to stop.
+const LISTEN_WAIT: Duration = Duration::from_millis(500);
 
 /// How often a process says it is alive.
 pub const HEARTBEAT: Duration = Duration::from_secs(2);
@@ -605,7 +605,7 @@ fn listen(url: &str, me: &str, wake: &Notify, others: &AtomicBool, stop: &Atomic
             Ok(mut listener) => {
                 read_log();
                 while !stop.load(Ordering::Relaxed) {
-                    match listener.poll(me) {
+                    match listener.wait(me, LISTEN_WAIT) {
                         Ok(true) => read_log(),
                         Ok(false) => {}
                         Err(e) => {
@@ -613,7 +613,6 @@ fn listen(url: &str, me: &str, wake: &Notify, others: &AtomicBool, stop: &Atomic
                             break;
                         }
                     }
-                    std::thread::sleep(LISTEN_POLL);
                 }
             }
             Err(e) => tracing::warn!(error = %e, "cannot listen for event log entries"),

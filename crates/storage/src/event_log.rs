@@ -19,10 +19,12 @@
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
+use crate::pg_listen::PgListen;
 use diesel::connection::SimpleConnection;
 use diesel::pg::PgConnection;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Bool, Double, Text};
+use std::time::Duration;
 
 /// The channel of `NOTIFY` that wakes the nodes when entries are appended.
 pub const CHANNEL: &str = "parley_events";
@@ -57,7 +59,7 @@ pub struct Entry {
 
 /// Appends one entry in the caller's transaction and returns its position; wakes every node
 /// (`NOTIFY`, sent when the transaction commits, its payload `origin`: the appending node,
-/// which delivers its own entries without reading them back, see [`Listener::poll`]). Call it
+/// which delivers its own entries without reading them back, see [`Listener::wait`]). Call it
 /// last in the transaction: from here to the commit, other appending transactions wait.
 pub fn append(
     conn: &mut DbConn,
@@ -271,28 +273,23 @@ pub fn prune_tokens(conn: &mut DbConn, idle_ms: i64) -> Result<usize, StorageErr
     .execute(conn)?)
 }
 
-/// A connection listening for appended entries.
+/// A connection listening for appended entries; it sleeps until one is notified.
 pub struct Listener {
-    conn: PgConnection,
+    conn: PgListen,
 }
 
 impl Listener {
     /// Connects to `url` (a PostgreSQL URL) and listens on [`CHANNEL`].
     pub fn connect(url: &str) -> Result<Listener, StorageError> {
-        let mut conn = PgConnection::establish(url)
-            .map_err(|e| StorageError::Connect(format!("PostgreSQL listener: {e}")))?;
-        conn.batch_execute(&format!("LISTEN {CHANNEL}"))?;
-        Ok(Listener { conn })
+        Ok(Listener {
+            conn: PgListen::connect(url, CHANNEL)?,
+        })
     }
 
-    /// Whether entries appended by a node other than `me` were notified since the last call
-    /// (without waiting); an error means the connection is lost. A notification without an
-    /// origin (from an earlier version) counts as another node's.
-    pub fn poll(&mut self, me: &str) -> Result<bool, StorageError> {
-        let mut others = false;
-        for notification in self.conn.notifications_iter() {
-            others |= notification?.payload != me;
-        }
-        Ok(others)
+    /// Waits up to `timeout` for appends and says whether a node other than `me` appended;
+    /// `false` when only `me` did or the time passed. An error means the connection is lost.
+    /// A notification without an origin (from an earlier version) counts as another node's.
+    pub fn wait(&mut self, me: &str, timeout: Duration) -> Result<bool, StorageError> {
+        Ok(self.conn.wait(timeout)?.iter().any(|origin| origin != me))
     }
 }

@@ -29,6 +29,7 @@ pub mod messages;
 pub mod migrate;
 pub mod muted_users;
 pub mod navigation_views;
+pub mod pg_listen;
 pub mod playgrounds;
 pub mod pool;
 pub mod pooled;

@@ -57,6 +57,9 @@ enum Part {
     /// The reader's ID: a literal on SQLite, one placeholder however often it appears on
     /// PostgreSQL.
     Reader(i64),
+    /// `WITH g(c, l, h)` over rows of three integers: a `VALUES` list on SQLite, three arrays
+    /// `unnest`ed on PostgreSQL.
+    Triples(Vec<(i64, i64, i64)>),
 }
 
 /// Stands for the reader's ID in text given to [`SqlBuilder::push_for`] (not SQL in either
@@ -147,6 +150,13 @@ impl SqlBuilder {
         self
     }
 
+    /// Appends `WITH g(c, l, h) AS (...)` naming `rows` (at least one); on PostgreSQL as three
+    /// bound arrays, so that the text does not change with the rows.
+    pub(crate) fn with_triples(&mut self, rows: &[(i64, i64, i64)]) -> &mut Self {
+        self.parts.push(Part::Triples(rows.to_vec()));
+        self
+    }
+
     /// Marks the query as one whose text holds no value (see the module's doc): kept prepared
     /// on PostgreSQL.
     pub(crate) fn prepared(&mut self) -> &mut Self {
@@ -180,6 +190,27 @@ impl SqlBuilder {
                         out.sql(" = ANY(");
                         out.value(Value::Ints(ids.clone()));
                         out.sql(")");
+                    }
+                },
+                Part::Triples(rows) => match dialect {
+                    Dialect::Sqlite => {
+                        let values: Vec<String> = rows
+                            .iter()
+                            .map(|(c, l, h)| format!("({c}, {l}, {h})"))
+                            .collect();
+                        out.sql(&format!(
+                            "WITH g(c, l, h) AS (VALUES {})",
+                            values.join(", ")
+                        ));
+                    }
+                    Dialect::Postgres => {
+                        out.sql("WITH g(c, l, h) AS (SELECT * FROM unnest(");
+                        out.value(Value::Ints(rows.iter().map(|r| r.0).collect()));
+                        out.sql(", ");
+                        out.value(Value::Ints(rows.iter().map(|r| r.1).collect()));
+                        out.sql(", ");
+                        out.value(Value::Ints(rows.iter().map(|r| r.2).collect()));
+                        out.sql("))");
                     }
                 },
                 Part::Reader(id) => match dialect {
@@ -452,6 +483,44 @@ mod tests {
                 Value::Ints(vec![]),
                 Value::One(Bind::Int(7))
             ]
+        );
+    }
+
+    #[test]
+    fn triples_are_a_values_list_on_sqlite_and_three_arrays_on_postgres() {
+        let mut sql = SqlBuilder::new();
+        sql.with_triples(&[(1, 10, 20), (2, 30, 40)])
+            .push(" SELECT c FROM g LIMIT ")
+            .bind(Bind::Int(5));
+        let (sqlite, values) = text(&sql, Dialect::Sqlite);
+        assert_eq!(
+            sqlite,
+            "WITH g(c, l, h) AS (VALUES (1, 10, 20), (2, 30, 40)) SELECT c FROM g LIMIT ?"
+        );
+        assert_eq!(values, vec![Value::One(Bind::Int(5))]);
+        let (pg, values) = text(&sql, Dialect::Postgres);
+        assert_eq!(
+            pg,
+            "WITH g(c, l, h) AS (SELECT * FROM unnest($1, $2, $3)) SELECT c FROM g LIMIT $4"
+        );
+        assert_eq!(
+            values,
+            vec![
+                Value::Ints(vec![1, 2]),
+                Value::Ints(vec![10, 30]),
+                Value::Ints(vec![20, 40]),
+                Value::One(Bind::Int(5)),
+            ]
+        );
+        let mut other = SqlBuilder::new();
+        other
+            .with_triples(&[(7, 1, 2)])
+            .push(" SELECT c FROM g LIMIT ")
+            .bind(Bind::Int(9));
+        assert_eq!(
+            text(&other, Dialect::Postgres).0,
+            pg,
+            "one text for any rows"
         );
     }
 

@@ -175,9 +175,14 @@ fn next_start(
     }
 }
 
-/// Up to `limit` messages of these gaps, nearest first (`direction`'s order): the gaps as a
-/// `VALUES` list joined to the channel index (`unread::gaps_table`), as `unread::in_gaps` reads
-/// them.
+/// Up to `limit` messages of these gaps, nearest first (`direction`'s order), each gap read
+/// from the channel index ([`crate::unread::IN_GAP`]).
+///
+/// On PostgreSQL the query is kept prepared (the gaps are bound as arrays, the limit as a
+/// value), so it is parsed and planned once per connection rather than per window (about 1 ms
+/// of an `is:unread` page). A generic plan is chosen blind to the gaps, so the text leaves it no
+/// choice: each gap is a `LATERAL` subquery reading at most `limit` IDs from the channel index,
+/// nearest first; the plain join could be planned as a walk over every message's ID.
 fn ids_in(
     conn: &mut DbConn,
     gaps: &[(i64, i64, i64)],
@@ -188,12 +193,24 @@ fn ids_in(
         Direction::Before => "DESC",
         Direction::After => "ASC",
     };
+    let in_gap = crate::unread::IN_GAP;
     let mut sql = SqlBuilder::new();
-    sql.push(&format!(
-        "{} SELECT m.id AS id FROM g JOIN messages m ON {} ORDER BY m.id {order} LIMIT {limit}",
-        crate::unread::gaps_table(gaps),
-        crate::unread::IN_GAP,
-    ));
+    sql.with_triples(gaps);
+    if matches!(conn, DbConn::Pg(_)) {
+        sql.push(&format!(
+            " SELECT x.id AS id FROM g CROSS JOIN LATERAL \
+             (SELECT m.id FROM messages m WHERE {in_gap} ORDER BY m.id {order} LIMIT "
+        ))
+        .bind(Bind::Int(limit))
+        .push(&format!(") x ORDER BY x.id {order} LIMIT "))
+        .bind(Bind::Int(limit))
+        .prepared();
+    } else {
+        sql.push(&format!(
+            " SELECT m.id AS id FROM g JOIN messages m ON {in_gap} ORDER BY m.id {order} LIMIT "
+        ))
+        .bind(Bind::Int(limit));
+    }
     Ok(sql.load::<IdRow>(conn)?.into_iter().map(|r| r.id).collect())
 }
 

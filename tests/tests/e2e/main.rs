@@ -13,6 +13,7 @@ mod cluster;
 mod drafts;
 mod dropped_requests;
 mod email_invites;
+mod event_log_listener;
 mod events;
 mod events_channels;
 mod events_oracle;
