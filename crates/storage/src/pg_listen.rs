@@ -33,6 +33,8 @@ impl PgListen {
             .ok_or_else(|| StorageError::Connect("libpq could not allocate a connection".into()))?;
         // Owned from here, so that every return below closes the connection.
         let listen = PgListen { conn };
+        // SAFETY: `conn` is live; `log_notice` takes no argument and outlives it.
+        unsafe { pq::PQsetNoticeProcessor(conn.as_ptr(), Some(log_notice), std::ptr::null_mut()) };
         // SAFETY: `conn` is a live connection owned by `listen`.
         if unsafe { pq::PQstatus(conn.as_ptr()) } != pq::ConnStatusType::CONNECTION_OK {
             return Err(listen.failure());
@@ -122,6 +124,17 @@ impl PgListen {
             "PostgreSQL listener: {}",
             message.to_string_lossy().trim_end()
         ))
+    }
+}
+
+/// Where libpq's notices go (by default to standard error): the log. A connection ended by
+/// the server (the database dropped, a restart) says so here before the listener reports it
+/// lost.
+unsafe extern "C" fn log_notice(_: *mut std::ffi::c_void, message: *const std::ffi::c_char) {
+    if !message.is_null() {
+        // SAFETY: libpq passes a valid C string for the duration of the call.
+        let message = unsafe { CStr::from_ptr(message) };
+        tracing::debug!(message = %message.to_string_lossy().trim_end(), "PostgreSQL listener notice");
     }
 }
 
