@@ -1300,6 +1300,22 @@ fn page_cases<'a>(max_id: i64, heavy: &'a Account, accounts: &'a [Account]) -> V
             0,
         ),
         (
+            "GET /messages first unread, 50 around it (all messages)",
+            heavy,
+            json!([]),
+            "first_unread".to_owned(),
+            50,
+            50,
+        ),
+        (
+            "GET /messages first unread, 50 around it (unread)",
+            heavy,
+            json!([["is", "unread"]]),
+            "first_unread".to_owned(),
+            50,
+            50,
+        ),
+        (
             "GET /messages newest 100 unread",
             heavy,
             json!([["is", "unread"]]),

@@ -2,7 +2,8 @@
 //! that grow outwards (`storage::unread_nearest`): with unread messages far apart (long runs of
 //! IDs nobody received between them), direct messages among them, some read, and anchors
 //! anywhere, every page must be exactly the unread messages nearest the anchor, as the list
-//! computed from what was sent and read says.
+//! computed from what was sent and read says; and `anchor=first_unread` resolves to the first of
+//! them.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -32,6 +33,25 @@ async fn skip_message_ids(app: &TestApp, n: i64) {
         })
         .await
         .unwrap();
+}
+
+/// The anchor `anchor=first_unread` resolves to in `narrow`, as `reader` asks.
+async fn first_unread(
+    app: &TestApp,
+    reader: &parley_tests::Account,
+    narrow: &serde_json::Value,
+) -> i64 {
+    let body = app
+        .get("/messages")
+        .as_user(reader)
+        .param("anchor", "first_unread")
+        .param("num_before", 0)
+        .param("num_after", 1)
+        .json_param("narrow", narrow)
+        .send()
+        .await
+        .success();
+    body["anchor"].as_i64().expect("anchor")
 }
 
 busy_backend_test! {
@@ -71,7 +91,11 @@ busy_backend_test! {
             (json!([["is", "dm"], ["is", "unread"]]), unread_in(Some("dm"))),
         ] {
             assert_pages(&app, &ann, &narrow, &matches, anchors(&matches), &SHAPES).await;
+            assert_eq!(first_unread(&app, &ann, &narrow).await, matches[0], "first unread of {narrow}");
         }
+        // Without `is:unread` too: the first unread message of the channel, of everything.
+        assert_eq!(first_unread(&app, &ann, &json!([["channel", "near"]])).await, unread_in(Some("near"))[0]);
+        assert_eq!(first_unread(&app, &ann, &json!([])).await, unread[0]);
         // From every message sent, read or not, and from inside the runs between the groups.
         let narrow = json!([["is", "unread"]]);
         let mut from: Vec<i64> = sent.iter().map(|(id, _)| *id).collect();
