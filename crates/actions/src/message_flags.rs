@@ -108,10 +108,7 @@ fn flags_event(
     if op == FlagOp::Remove && flag == "read" {
         let mut details = Map::new();
         // One query for every message and the user's flags on it.
-        let audience = messages::Audience {
-            reader: user.id,
-            history_channels: Vec::new(),
-        };
+        let audience = messages::Audience::new(user.id, Vec::new());
         for found in messages::by_ids_for(conn, &audience, changed, &[])? {
             let row = found.row;
             let id = MessageId(row.id);
@@ -230,10 +227,7 @@ pub async fn mark_channel_read(
         if let Some(topic) = &topic {
             let topic = parley_domain::message::normalize_topic(topic, "topic_name")?;
             conditions.push(Condition::Topic(topic.clone()));
-            let audience = messages::Audience {
-                reader: user.id,
-                history_channels: Vec::new(),
-            };
+            let audience = messages::Audience::new(user.id, Vec::new());
             let any = messages::page(
                 conn,
                 &audience,

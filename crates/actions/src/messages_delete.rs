@@ -86,10 +86,7 @@ pub async fn delete_topic(
         } else {
             Vec::new()
         };
-        let audience = messages::Audience {
-            reader: user.id,
-            history_channels: history,
-        };
+        let audience = messages::Audience::new(user.id, history);
         let conditions = [
             messages::Condition::Channel(channel),
             messages::Condition::Topic(topic),

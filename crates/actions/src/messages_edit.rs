@@ -745,10 +745,7 @@ fn topic_messages(
     } else {
         Vec::new()
     };
-    let audience = Audience {
-        reader: user.id,
-        history_channels: history,
-    };
+    let audience = Audience::new(user.id, history);
     let conditions = [
         Condition::Channel(channel.id),
         Condition::Topic(topic.to_owned()),

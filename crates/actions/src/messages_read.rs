@@ -320,10 +320,7 @@ fn resolve_narrow(
         });
     }
     Ok(Resolved {
-        audience: Audience {
-            reader: reader.id,
-            history_channels: history,
-        },
+        audience: Audience::new(reader.id, history),
         conditions,
     })
 }
@@ -627,10 +624,7 @@ pub async fn channel_topics(
         } else {
             Vec::new()
         };
-        let audience = Audience {
-            reader: reader.id,
-            history_channels: history,
-        };
+        let audience = Audience::new(reader.id, history);
         let rows = messages::topics(conn, &audience, channel)?;
         Ok(rows
             .into_iter()
@@ -702,10 +696,7 @@ pub async fn matches_narrow(
     ctx.run(move |conn| {
         let policy = policy::load(conn)?;
         let resolved = resolve_narrow(&ctx2, conn, &policy, &reader, &narrow)?;
-        let audience = Audience {
-            reader: reader.id,
-            history_channels: Vec::new(),
-        };
+        let audience = Audience::new(reader.id, Vec::new());
         let found = messages::by_ids_for(conn, &audience, &ids, &resolved.conditions)?;
         let terms = search_terms(&narrow);
         let mut out = Map::new();
@@ -832,10 +823,7 @@ pub async fn get_messages_by_ids(
         history.sort();
         history.dedup();
         // Only channels whose history the reader may read reach this list.
-        let audience = Audience {
-            reader: reader.id,
-            history_channels: history,
-        };
+        let audience = Audience::new(reader.id, history);
         let found = messages::by_ids_for(conn, &audience, &ids, &resolved.conditions)?;
         let records =
             crate::present::messages::messages(&ctx2, conn, &reader, &found, presentation)?;

@@ -87,7 +87,7 @@ pub(crate) fn page(
         None if asks_unread(conditions)
             && !conditions.iter().any(|c| matches!(c, Condition::Search(_))) =>
         {
-            Driver::Unread(UnreadNearest::new(conn, audience.reader)?)
+            Driver::Unread(UnreadNearest::new(conn, audience)?)
         }
         None => return Ok(None),
     };

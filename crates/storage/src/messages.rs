@@ -280,6 +280,60 @@ pub struct Audience {
     pub reader: UserId,
     /// Channels whose whole history the reader may read.
     pub history_channels: Vec<ChannelId>,
+    /// What the queries of one request read about the reader, read once.
+    known: Known,
+}
+
+/// The reader's state as the first query of a request that needed it read it: one request's
+/// page, its anchor and its other side read it once rather than once each (an
+/// `anchor=first_unread` page read the reader's spans three times). Reads only: a request
+/// that writes flags and reads again with the same audience sees at worst candidates that
+/// every page query checks anyway.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Known {
+    /// The channels of the reader's spans ([`span_channels`]).
+    span_channels: std::sync::OnceLock<Vec<i64>>,
+    /// The gaps between the reader's read ranges, cut at the newest message
+    /// (`unread_nearest`).
+    unread_gaps: std::sync::OnceLock<Vec<(i64, i64, i64)>>,
+}
+
+impl Audience {
+    /// The audience of `reader`, who may also read every message of `history_channels`.
+    pub fn new(reader: UserId, history_channels: Vec<ChannelId>) -> Self {
+        Audience {
+            reader,
+            history_channels,
+            known: Known::default(),
+        }
+    }
+
+    /// The channels of the reader's spans, read at the first call.
+    fn span_channels(&self, conn: &mut DbConn) -> Result<&[i64], StorageError> {
+        known(&self.known.span_channels, || {
+            span_channels(conn, self.reader)
+        })
+    }
+
+    /// The reader's unread gaps `(channel, low, high)`, read by `read` at the first call.
+    pub(crate) fn unread_gaps(
+        &self,
+        read: impl FnOnce() -> Result<Vec<(i64, i64, i64)>, StorageError>,
+    ) -> Result<&[(i64, i64, i64)], StorageError> {
+        known(&self.known.unread_gaps, read)
+    }
+}
+
+/// The value of `cell`, read by `read` if it has none yet.
+fn known<T>(
+    cell: &std::sync::OnceLock<Vec<T>>,
+    read: impl FnOnce() -> Result<Vec<T>, StorageError>,
+) -> Result<&[T], StorageError> {
+    if let Some(value) = cell.get() {
+        return Ok(value);
+    }
+    let value = read()?;
+    Ok(cell.get_or_init(|| value))
 }
 
 /// Which side of the anchor to read.
@@ -522,7 +576,7 @@ fn visible(conn: &mut DbConn, audience: &Audience) -> Result<(String, SqlBuilder
         "{COLUMNS}, {} AS reader_flags",
         crate::reader_flags::flags_sql(READER)
     );
-    let channels = span_channels(conn, audience.reader)?;
+    let channels = audience.span_channels(conn)?.to_vec();
     let mut condition = SqlBuilder::new();
     condition.push("(um.user_id IS NOT NULL");
     if !channels.is_empty() {
@@ -863,10 +917,7 @@ pub fn mark_read_where(
     user: UserId,
     conditions: &[Condition],
 ) -> Result<Vec<MessageId>, StorageError> {
-    let audience = Audience {
-        reader: user,
-        history_channels: Vec::new(),
-    };
+    let audience = Audience::new(user, Vec::new());
     let mut all = conditions.to_vec();
     all.push(Condition::Not(Box::new(Condition::Flag(flags::READ))));
     // Only the IDs: the page's columns (content, the reader's flags) are not needed here.

@@ -17,7 +17,7 @@
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
-use crate::messages::Direction;
+use crate::messages::{Audience, Direction};
 use crate::schema::messages;
 use crate::sql::{Bind, IdRow, SqlBuilder, READER};
 use diesel::prelude::*;
@@ -36,19 +36,25 @@ pub(crate) struct UnreadNearest {
 }
 
 impl UnreadNearest {
-    /// Reads the reader's spans and read ranges, and the newest message, at which the gaps
-    /// of current spans (open-ended) are cut so that the walk ends.
-    pub(crate) fn new(conn: &mut DbConn, user: UserId) -> Result<Self, StorageError> {
-        let newest: Option<i64> = messages::table
-            .select(diesel::dsl::max(messages::id))
-            .first(conn)?;
-        let newest = newest.unwrap_or(0);
-        let gaps = crate::unread::channel_gaps(conn, user)?
-            .into_iter()
-            .filter(|(_, low, _)| *low <= newest)
-            .map(|(channel, low, high)| (channel, low, high.min(newest)))
-            .collect();
-        Ok(Self { user, gaps })
+    /// The reader's gaps, read once per request (`Audience::unread_gaps`): their spans and read
+    /// ranges, and the newest message, at which the gaps of current spans (open-ended) are cut
+    /// so that the walk ends.
+    pub(crate) fn new(conn: &mut DbConn, audience: &Audience) -> Result<Self, StorageError> {
+        let gaps = audience.unread_gaps(|| {
+            let newest: Option<i64> = messages::table
+                .select(diesel::dsl::max(messages::id))
+                .first(conn)?;
+            let newest = newest.unwrap_or(0);
+            Ok(crate::unread::channel_gaps(conn, audience.reader)?
+                .into_iter()
+                .filter(|(_, low, _)| *low <= newest)
+                .map(|(channel, low, high)| (channel, low, high.min(newest)))
+                .collect())
+        })?;
+        Ok(Self {
+            user: audience.reader,
+            gaps: gaps.to_vec(),
+        })
     }
 
     /// The `size` unread IDs nearest `edge` (inclusive) on `direction`'s side, nearest first,

@@ -33,10 +33,7 @@ fn prepared_pages(conn: &mut DbConn) -> i64 {
 
 /// The newest 10 messages of a starred, a channel and an unread narrow, as `reader` reads them.
 fn read_pages(conn: &mut DbConn, reader: &Account, channel: i64) -> Vec<Vec<i64>> {
-    let audience = Audience {
-        reader: reader.user_id,
-        history_channels: Vec::new(),
-    };
+    let audience = Audience::new(reader.user_id, Vec::new());
     let narrows = [
         vec![Condition::Flag(flags::STARRED)],
         vec![Condition::Channel(ChannelId(channel))],

@@ -11,7 +11,8 @@ use diesel::connection::SimpleConnection;
 use parley_domain::Role;
 use parley_storage::{DbConn, StorageError};
 use parley_tests::pages::{assert_pages, expected, page, SHAPES};
-use parley_tests::{busy_backend_test, TestApp};
+use parley_tests::statements::{count_statements, fewest_statements};
+use parley_tests::{busy_backend_test, lifted_api_limit, Backend, TestApp};
 use serde_json::json;
 
 /// Makes the next message's ID `n` higher than it would have been: a run of IDs no one
@@ -112,5 +113,59 @@ busy_backend_test! {
         // Bob's own messages: sent through the API, they start unread for him too.
         let bob_view: Vec<i64> = sent.iter().map(|(id, _)| *id).collect();
         assert_pages(&app, &bob, &narrow, &bob_view, anchors(&bob_view), &SHAPES).await;
+    }
+}
+
+/// A page around the first unread message reads the reader's spans, read ranges and span
+/// channels once for its three parts (the anchor, the messages before it, those after it), as
+/// a page around the same ID given as a number does for its two (`Audience` keeps them for the
+/// request).
+#[actix_web::test]
+async fn a_page_around_the_first_unread_reads_the_readers_state_once() {
+    count_statements();
+    for backend in Backend::available() {
+        let app = TestApp::start_with_limits(backend, lifted_api_limit()).await;
+        let ann = app
+            .create_user("ann@parley.test", "Ann", Role::Member)
+            .await;
+        let bob = app
+            .create_user("bob@parley.test", "Bob", Role::Member)
+            .await;
+        app.create_channel(&ann, "near", &[&ann, &bob], &[]).await;
+        let mut sent = Vec::new();
+        for i in 0..6 {
+            sent.push(
+                app.send_to_channel(&bob, "near", "t", &format!("m{i}"))
+                    .await,
+            );
+        }
+        app.post("/messages/flags")
+            .as_user(&ann)
+            .json_param("messages", &json!(sent[..3]))
+            .param("op", "add")
+            .param("flag", "read")
+            .send()
+            .await
+            .success();
+        let narrow = json!([["is", "unread"]]);
+        let first = first_unread(&app, &ann, &narrow).await;
+        assert_eq!(first, sent[3]);
+        let expected = sent[3..].to_vec();
+        let around = |anchor: String| {
+            let (app, ann, narrow, expected) = (&app, &ann, &narrow, &expected);
+            async move {
+                assert_eq!(&page(app, ann, narrow, &anchor, 2, 2).await, expected);
+            }
+        };
+        let by_id = fewest_statements(&app, || around(first.to_string())).await;
+        let by_first_unread = fewest_statements(&app, || around("first_unread".into())).await;
+        // The anchor adds what the first unread message skips (muted channels and topics: the
+        // subscriptions and the topic policies, twice) and its own unread window, unread rows
+        // and page; read again per part, the spans, ranges, newest ID and span channels would
+        // add eight more.
+        assert!(
+            by_first_unread <= by_id + 6,
+            "{by_first_unread} against {by_id}"
+        );
     }
 }
