@@ -34,7 +34,7 @@ use crate::messages::{
 use crate::sql::{Bind, IdRow, SqlBuilder};
 use crate::unread_nearest::UnreadNearest;
 use parley_domain::message::flags;
-use parley_domain::UserId;
+use parley_domain::{ChannelId, UserId};
 
 /// Most candidate IDs read in one window (and listed in one page query).
 const MAX_WINDOW: i64 = 20_000;
@@ -70,6 +70,15 @@ fn driver(conditions: &[Condition]) -> Option<i64> {
     found
 }
 
+/// The channels a message must be in to match, when a top-level condition says so.
+fn channels_of(conditions: &[Condition]) -> Option<&[ChannelId]> {
+    conditions.iter().find_map(|c| match c {
+        Condition::Channel(channel) => Some(std::slice::from_ref(channel)),
+        Condition::ChannelIn(channels) => Some(channels.as_slice()),
+        _ => None,
+    })
+}
+
 /// Reads a page of a flag narrow from the reader's flagged rows; None when the narrow has no
 /// such flag (the caller's generic query serves it). Same page as the generic query: the
 /// `limit` matching messages nearest the anchor on `direction`'s side, nearest first.
@@ -87,7 +96,7 @@ pub(crate) fn page(
         None if asks_unread(conditions)
             && !conditions.iter().any(|c| matches!(c, Condition::Search(_))) =>
         {
-            Driver::Unread(UnreadNearest::new(conn, audience)?)
+            Driver::Unread(UnreadNearest::new(conn, audience)?.within(channels_of(conditions)))
         }
         None => return Ok(None),
     };

@@ -802,7 +802,9 @@ pub fn by_ids_for(
 ) -> Result<Vec<ReadMessage>, StorageError> {
     let mut all = conditions.to_vec();
     all.push(Condition::IdIn(ids.to_vec()));
-    let (mut sql, column) = matching(conn, audience, &all)?;
+    // Among these IDs an unread narrow is checked message by message (the reader's flags), not
+    // through the list of every unread ID (8 ms for three IDs at 5,000 unread on PostgreSQL).
+    let (mut sql, column) = matching_among(conn, audience, &all, false, None)?;
     sql.push(&format!(" ORDER BY {column} ASC"));
     let rows: Vec<PageRow> = sql.load(conn)?;
     Ok(rows

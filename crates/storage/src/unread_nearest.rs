@@ -22,7 +22,7 @@ use crate::schema::messages;
 use crate::sql::{Bind, IdRow, SqlBuilder, READER};
 use diesel::prelude::*;
 use parley_domain::message::flags;
-use parley_domain::UserId;
+use parley_domain::{ChannelId, UserId};
 
 /// IDs in the first window per message asked for (the reader with half of every channel's
 /// messages finds about four per ID window of eight).
@@ -55,6 +55,17 @@ impl UnreadNearest {
             user: audience.reader,
             gaps: gaps.to_vec(),
         })
+    }
+
+    /// Keeps only the gaps of `channels` (when the narrow names them): the unread messages of
+    /// other channels can never match, and walking them to find none in a channel that has no
+    /// unread message read every unread message of the others (14 ms for 5,000 on PostgreSQL).
+    pub(crate) fn within(mut self, channels: Option<&[ChannelId]>) -> Self {
+        if let Some(channels) = channels {
+            self.gaps
+                .retain(|(c, _, _)| channels.iter().any(|k| k.0 == *c));
+        }
+        self
     }
 
     /// The `size` unread IDs nearest `edge` (inclusive) on `direction`'s side, nearest first,

@@ -113,6 +113,16 @@ busy_backend_test! {
         // Bob's own messages: sent through the API, they start unread for him too.
         let bob_view: Vec<i64> = sent.iter().map(|(id, _)| *id).collect();
         assert_pages(&app, &bob, &narrow, &bob_view, anchors(&bob_view), &SHAPES).await;
+        // A channel with nothing unread while others have unread messages: its newest ones.
+        app.create_channel(&ann, "quiet", &[&ann, &bob], &[]).await;
+        let mut quiet = Vec::new();
+        for i in 0..3 {
+            quiet.push(app.send_to_channel(&bob, "quiet", "t", &format!("q{i}")).await);
+        }
+        app.post("/messages/flags").as_user(&ann).json_param("messages", &json!(quiet))
+            .param("op", "add").param("flag", "read").send().await.success();
+        let in_quiet = json!([["channel", "quiet"]]);
+        assert_eq!(page(&app, &ann, &in_quiet, "first_unread", 2, 2).await, quiet[1..].to_vec());
     }
 }
 
