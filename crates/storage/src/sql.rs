@@ -6,7 +6,8 @@
 //! on PostgreSQL) may be marked [`SqlBuilder::prepared`]: on PostgreSQL it is then kept prepared
 //! on its connection, keyed by its text, so that PostgreSQL neither parses it again nor, once it
 //! has settled on a generic plan, plans it again. The page queries of flag and unread narrows
-//! are such queries: their parse and plan were half of PostgreSQL's time for a flag page. Mark
+//! are such queries: their parse and plan were half of PostgreSQL's time for a flag page; so
+//! are the unread windows, whose gaps are bound as arrays ([`SqlBuilder::with_triples`]). Mark
 //! only queries whose plan does not hinge on the values: a generic plan is chosen blind to them.
 //! SQLite runs every query as before (its ID lists are literals; its prepare is cheap).
 

@@ -205,8 +205,9 @@ fn gaps_in(first: i64, last: i64, read: &[(i64, i64)]) -> Vec<(i64, i64)> {
 }
 
 /// The messages of each gap's channel inside the gap, as `columns`: the gaps as a `VALUES`
-/// list (arrays on PostgreSQL) joined to the channel's index, one index range per gap. (A `UNION ALL` of one `SELECT`
-/// per gap cost PostgreSQL 7-9 ms of planning for 100 gaps; this form plans in 0.1 ms.)
+/// list (arrays on PostgreSQL) joined to the channel's index, one index range per gap. (A
+/// `UNION ALL` of one `SELECT` per gap cost PostgreSQL 7-9 ms of planning for 100 gaps; this
+/// form plans in 0.1 ms.)
 ///
 /// Both databases must read it as a loop over the gaps. PostgreSQL cannot estimate a `VALUES`
 /// list's ranges; when the summary also joined the reader's rows it hashed the gaps and read
@@ -232,7 +233,7 @@ where
     };
     let mut sql = SqlBuilder::new();
     sql.with_triples(gaps)
-        .push(&format!(" SELECT {} FROM g {messages}", columns.in_gap(),));
+        .push(&format!(" SELECT {} FROM g {messages}", columns.in_gap()));
     sql.load::<T>(conn)
 }
 

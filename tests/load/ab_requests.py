@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Request latency of two (or more) `parley` binaries, alternating, on one database the scale
+benchmark seeded (tests/benches/scale.rs with BENCH_DATABASE_NAME=scale).
+
+    tests/load/ab_requests.py ROUNDS BINARY...     (DB=scale, N=11 requests per case)
+
+Each round starts each binary in turn on the same database (one at a time), sends every case
+N + 1 times over one keep-alive connection as the user with the largest history (user 2),
+drops the first and prints the median of the others; at the end, the median over all rounds.
+The rate-limit buckets are emptied before each start (200 requests a minute per user)."""
+import http.client, json, os, shutil, statistics, subprocess, sys, tempfile, time, urllib.parse, base64
+ROUNDS = int(sys.argv[1]); BINS = sys.argv[2:]
+DB = os.environ.get("DB", "scale"); N = int(os.environ.get("N", "11"))
+key = subprocess.check_output(["psql", "-h", "127.0.0.1", "-U", "root", "-d", DB, "-Atc",
+    "select delivery_email || ':' || api_key from users where id=2"]).decode().strip()
+auth = "Basic " + base64.b64encode(key.encode()).decode()
+maxid = int(subprocess.check_output(["psql", "-h", "127.0.0.1", "-U", "root", "-d", DB, "-Atc", "select max(id) from messages"]).decode())
+mid = maxid // 2
+CASES = [
+  ("own", "GET", "/api/v1/messages?" + urllib.parse.urlencode({"anchor": "newest", "num_before": 100, "num_after": 0, "narrow": "[]"})),
+  ("middle", "GET", "/api/v1/messages?" + urllib.parse.urlencode({"anchor": mid, "num_before": 50, "num_after": 50, "narrow": "[]"})),
+  ("channel", "GET", "/api/v1/messages?" + urllib.parse.urlencode({"anchor": "newest", "num_before": 100, "num_after": 0, "narrow": json.dumps([["channel", "channel 0"]])})),
+  ("unread", "GET", "/api/v1/messages?" + urllib.parse.urlencode({"anchor": "newest", "num_before": 100, "num_after": 0, "narrow": json.dumps([["is", "unread"]])})),
+  ("unread-first", "GET", "/api/v1/messages?" + urllib.parse.urlencode({"anchor": "first_unread", "num_before": 50, "num_after": 50, "narrow": json.dumps([["is", "unread"]])})),
+  ("first-unread-channel", "GET", "/api/v1/messages?" + urllib.parse.urlencode({"anchor": "first_unread", "num_before": 50, "num_after": 50, "narrow": json.dumps([["channel", "channel 0"]])})),
+  ("first-unread-all", "GET", "/api/v1/messages?" + urllib.parse.urlencode({"anchor": "first_unread", "num_before": 50, "num_after": 50, "narrow": "[]"})),
+  ("starred", "GET", "/api/v1/messages?" + urllib.parse.urlencode({"anchor": "newest", "num_before": 100, "num_after": 0, "narrow": json.dumps([["is", "starred"]])})),
+  ("matches-unread", "GET", "/api/v1/messages/matches_narrow?" + urllib.parse.urlencode({"msg_ids": json.dumps([1, 2, 3]), "narrow": json.dumps([["is", "unread"]])})),
+  ("register", "POST", "/api/v1/register"),
+]
+res = {b: {c[0]: [] for c in CASES} for b in BINS}
+port = 9411
+for r in range(ROUNDS):
+    for b in BINS:
+        subprocess.run(["psql", "-h", "127.0.0.1", "-U", "root", "-d", DB, "-qc", "DELETE FROM rate_limit_buckets"], check=True)
+        work = tempfile.mkdtemp()
+        srv = subprocess.Popen([b, "serve", "--bind", f"127.0.0.1:{port}", "--data-dir", work + "/data",
+            "--database-url", f"postgres://root@127.0.0.1/{DB}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(100):
+                try:
+                    c = http.client.HTTPConnection("127.0.0.1", port); c.request("GET", "/health"); c.getresponse().read(); break
+                except Exception: time.sleep(0.2)
+            c = http.client.HTTPConnection("127.0.0.1", port)
+            for name, method, path in CASES:
+                for i in range(N + 1):
+                    t = time.perf_counter()
+                    if method == "GET":
+                        c.request("GET", path, headers={"Authorization": auth})
+                    else:
+                        c.request("POST", path, body="", headers={"Authorization": auth, "Content-Type": "application/x-www-form-urlencoded"})
+                    resp = c.getresponse(); body = resp.read()
+                    el = (time.perf_counter() - t) * 1000
+                    if resp.status != 200: print(name, resp.status, body[:200]); break
+                    if i: res[b][name].append(el)
+        finally:
+            srv.terminate(); srv.wait(); shutil.rmtree(work, ignore_errors=True)
+        print(f"round {r} {os.path.basename(b)}: " + " ".join(f"{n} {statistics.median(res[b][n][-N:]):.2f}" for n, _, _ in CASES), flush=True)
+for b in BINS:
+    print(os.path.basename(b) + ": " + " ".join(f"{n} {statistics.median(res[b][n]):.2f}" for n, _, _ in CASES))
