@@ -240,17 +240,17 @@ backend_test! {
         assert_eq!(body["user_ids"], json!([bob.user_id.0]));
         // `is:unread` among the given IDs: each message's own read state, for this reader.
         let unread_of = |who: &parley_tests::Account| {
-            app.get("/messages/matches_narrow").as_user(who).json_param("msg_ids", &json!([a, b]))
-                .json_param("narrow", &json!([["is", "unread"]])).send()
+            let request = app.get("/messages/matches_narrow").as_user(who).json_param("msg_ids", &json!([a, b]))
+                .json_param("narrow", &json!([["is", "unread"]]));
+            async move {
+                let body = request.send().await.success();
+                let mut ids: Vec<i64> = body["messages"].as_object().unwrap().keys().map(|k| k.parse().unwrap()).collect();
+                ids.sort_unstable();
+                ids
+            }
         };
-        let matched = unread_of(&bob).await.success();
-        assert_eq!(matched["messages"].as_object().unwrap().keys().collect::<Vec<_>>(), [&b.to_string()]);
-        let matched = unread_of(&ann).await.success();
-        let mut keys: Vec<&String> = matched["messages"].as_object().unwrap().keys().collect();
-        keys.sort();
-        let mut both = vec![a.to_string(), b.to_string()];
-        both.sort();
-        assert_eq!(keys, both.iter().collect::<Vec<_>>(), "Ann's own messages, sent through the API, are unread for her");
+        assert_eq!(unread_of(&bob).await, [b], "Bob read a");
+        assert_eq!(unread_of(&ann).await, [a, b], "Ann's own messages, sent through the API, are unread for her");
 
         let channel = app.get("/get_stream_id").as_user(&bob).param("stream", "dev").send().await.success()["stream_id"].clone();
         let path = format!("/streams/{channel}/delete_topic");
