@@ -460,14 +460,16 @@ fn push_condition(sql: &mut SqlBuilder, condition: &Condition, negated: bool, re
                 .bind(Bind::Text("\u{2714} %".to_owned()))
                 .push(")");
         }
+        // Written as the predicates of their partial indexes (`messages_with_link`, ...), so
+        // that both databases can walk those (a bound `= true` hides the value from SQLite).
         Condition::HasLink => {
-            sql.push("m.has_link = ").bind(Bind::Bool(true));
+            sql.push("m.has_link");
         }
         Condition::HasImage => {
-            sql.push("m.has_image = ").bind(Bind::Bool(true));
+            sql.push("m.has_image");
         }
         Condition::HasAttachment => {
-            sql.push("m.has_attachment = ").bind(Bind::Bool(true));
+            sql.push("m.has_attachment");
         }
         Condition::HasReaction => {
             sql.push("EXISTS (SELECT 1 FROM reactions r WHERE r.message_id = m.id)");

@@ -336,6 +336,9 @@ backend_test! {
         assert_eq!(ids(&n(json!([["is", "resolved"]])).await), vec![c]);
         assert_eq!(ids(&n(json!([["is", "mentioned"]])).await), vec![b]);
         assert_eq!(ids(&n(json!([["has", "link"]])).await), vec![a]);
+        assert_eq!(ids(&n(json!([{"operator": "has", "operand": "link", "negated": true}])).await), vec![b, c, d]);
+        assert_eq!(ids(&n(json!([["has", "image"]])).await), Vec::<i64>::new());
+        assert_eq!(ids(&n(json!([["channel", "dev"], ["has", "attachment"]])).await), Vec::<i64>::new());
         assert_eq!(ids(&n(json!([["search", "GREEN"]])).await), vec![a]);
         assert_eq!(ids(&n(json!([["search", "builds greens"]])).await), vec![a], "stemmed, every word");
         assert_eq!(ids(&n(json!([["search", "release"]])).await), vec![c], "topics are searched too");

@@ -1,0 +1,3 @@
+DROP INDEX messages_with_attachment;
+DROP INDEX messages_with_image;
+DROP INDEX messages_with_link;
