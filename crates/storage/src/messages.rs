@@ -455,10 +455,9 @@ fn push_condition(sql: &mut SqlBuilder, condition: &Condition, negated: bool, re
                 );
             }
         }
+        // The predicate of `messages_resolved`, word for word (see `HasLink` below).
         Condition::Resolved => {
-            sql.push("(m.channel_id IS NOT NULL AND m.topic LIKE ")
-                .bind(Bind::Text("\u{2714} %".to_owned()))
-                .push(")");
+            sql.push("(m.channel_id IS NOT NULL AND m.topic LIKE '\u{2714} %')");
         }
         // Written as the predicates of their partial indexes (`messages_with_link`, ...), so
         // that both databases can walk those (a bound `= true` hides the value from SQLite).
