@@ -1316,6 +1316,22 @@ fn page_cases<'a>(max_id: i64, heavy: &'a Account, accounts: &'a [Account]) -> V
             50,
         ),
         (
+            "GET /messages newest 100 with a link (the seeded messages have none)",
+            heavy,
+            json!([["has", "link"]]),
+            newest(),
+            100,
+            0,
+        ),
+        (
+            "GET /messages newest 100 in resolved topics (none seeded)",
+            heavy,
+            json!([["is", "resolved"]]),
+            newest(),
+            100,
+            0,
+        ),
+        (
             "GET /messages newest 100 unread",
             heavy,
             json!([["is", "unread"]]),
