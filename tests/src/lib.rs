@@ -395,6 +395,19 @@ impl TestApp {
         self
     }
 
+    /// The usual cast of a test: Ann and Bob, members, both in the channel `channel` that Ann
+    /// created; returns them and the channel's ID.
+    pub async fn ann_and_bob_in(&self, channel: &str) -> (Account, Account, i64) {
+        let ann = self
+            .create_user("ann@parley.test", "Ann", Role::Member)
+            .await;
+        let bob = self
+            .create_user("bob@parley.test", "Bob", Role::Member)
+            .await;
+        let id = self.create_channel(&ann, channel, &[&ann, &bob], &[]).await;
+        (ann, bob, id)
+    }
+
     /// Creates a user through the actions layer and returns their credentials.
     pub async fn create_user(&self, email: &str, full_name: &str, role: Role) -> Account {
         let password = format!("pw-{email}");

@@ -7,7 +7,7 @@
 
 use diesel::prelude::*;
 use parley_domain::message::flags;
-use parley_domain::{ChannelId, Role};
+use parley_domain::ChannelId;
 use parley_storage::messages::{self, Audience, Condition, Direction};
 use parley_storage::DbConn;
 use parley_tests::{Account, Backend, TestApp};
@@ -65,13 +65,7 @@ async fn page_queries_stay_prepared_whoever_reads() {
         return;
     };
     let app = TestApp::start(backend).await;
-    let ann = app
-        .create_user("ann@parley.test", "Ann", Role::Member)
-        .await;
-    let bob = app
-        .create_user("bob@parley.test", "Bob", Role::Member)
-        .await;
-    let dev = app.create_channel(&ann, "dev", &[&ann, &bob], &[]).await;
+    let (ann, bob, dev) = app.ann_and_bob_in("dev").await;
     let mut sent = Vec::new();
     for i in 0..12 {
         let who = if i % 2 == 0 { &ann } else { &bob };

@@ -8,7 +8,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use diesel::connection::SimpleConnection;
-use parley_domain::Role;
 use parley_storage::{DbConn, StorageError};
 use parley_tests::pages::{assert_pages, expected, page, SHAPES};
 use parley_tests::statements::{count_statements, fewest_statements};
@@ -57,9 +56,7 @@ async fn first_unread(
 
 busy_backend_test! {
     async fn unread_pages_are_the_unread_messages_nearest_the_anchor(app) {
-        let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
-        let bob = app.create_user("bob@parley.test", "Bob", Role::Member).await;
-        app.create_channel(&ann, "near", &[&ann, &bob], &[]).await;
+        let (ann, bob, _) = app.ann_and_bob_in("near").await;
         app.create_channel(&ann, "far", &[&ann, &bob], &[]).await;
         // Bob's messages, unread for Ann: groups far apart, each with a direct message.
         let mut sent: Vec<(i64, &str)> = Vec::new();
@@ -135,13 +132,7 @@ async fn a_page_around_the_first_unread_reads_the_readers_state_once() {
     count_statements();
     for backend in Backend::available() {
         let app = TestApp::start_with_limits(backend, lifted_api_limit()).await;
-        let ann = app
-            .create_user("ann@parley.test", "Ann", Role::Member)
-            .await;
-        let bob = app
-            .create_user("bob@parley.test", "Bob", Role::Member)
-            .await;
-        app.create_channel(&ann, "near", &[&ann, &bob], &[]).await;
+        let (ann, bob, _) = app.ann_and_bob_in("near").await;
         let mut sent = Vec::new();
         for i in 0..6 {
             sent.push(

@@ -3,19 +3,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use parley_domain::Role;
 use parley_tests::{backend_test, Account, TestApp};
 use serde_json::{json, Value};
 
 async fn setup(app: &TestApp) -> (Account, Account, i64) {
-    let ann = app
-        .create_user("ann@parley.test", "Ann", Role::Member)
-        .await;
-    let bob = app
-        .create_user("bob@parley.test", "Bob", Role::Member)
-        .await;
-    let dev = app.create_channel(&ann, "dev", &[&ann, &bob], &[]).await;
-    (ann, bob, dev)
+    app.ann_and_bob_in("dev").await
 }
 
 async fn send(app: &TestApp, who: &Account, topic: &str, content: &str) -> Value {
@@ -139,9 +131,7 @@ backend_test! {
 
 backend_test! {
     async fn narrows_and_the_first_unread_follow_topic_visibility(app) {
-        let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
-        let bob = app.create_user("bob@parley.test", "Bob", Role::Member).await;
-        let dev = app.create_channel(&ann, "dev", &[&ann, &bob], &[]).await;
+        let (ann, bob, dev) = app.ann_and_bob_in("dev").await;
         let noise = app.create_channel(&ann, "noise", &[&ann, &bob], &[]).await;
         // Bob sends, so everything is unread for Ann; the oldest is in a topic she mutes.
         let dev_b = app.send_to_channel(&bob, "dev", "B", "muted topic").await;
