@@ -15,7 +15,7 @@ use parley_domain::user_topic::VisibilityPolicy;
 use parley_domain::{ChannelId, MessageId, RequestError, UserId};
 use parley_markdown::highlight::SearchTerms;
 use parley_storage::messages::{self, Audience, Condition, Direction, ReadMessage};
-use parley_storage::{channels, subscriptions, user_topics, users, DbConn};
+use parley_storage::{channels, user_topics, users, DbConn};
 use parley_wire::{FoundMessage, Message, MessagesPage};
 use serde_json::{json, Map, Value};
 use std::collections::HashSet;
@@ -325,14 +325,6 @@ fn resolve_narrow(
     })
 }
 
-fn muted_channels(conn: &mut DbConn, reader: &User) -> ActionResult<Vec<ChannelId>> {
-    Ok(subscriptions::of_user(conn, reader.id)?
-        .into_iter()
-        .filter(|s| s.active && s.settings.is_muted)
-        .map(|s| s.channel_id)
-        .collect())
-}
-
 /// The reader's topics with one of these policies, as `(channel, topic key)` pairs.
 fn topics_with(
     conn: &mut DbConn,
@@ -346,19 +338,31 @@ fn topics_with(
         .collect())
 }
 
+/// Those of `topics` (one reader's) with one of these policies, as `(channel, topic key)` pairs.
+fn topics_among(
+    topics: &[(ChannelId, String, i64)],
+    policies: &[VisibilityPolicy],
+) -> Vec<(ChannelId, String)> {
+    topics
+        .iter()
+        .filter(|(_, _, policy)| policies.iter().any(|p| *p as i64 == *policy))
+        .map(|(channel, key, _)| (*channel, key.clone()))
+        .collect()
+}
+
 /// What the reader has muted, as the reference reads it: the topics of muted channels that
-/// they did not unmute or follow, and muted topics anywhere.
+/// they did not unmute or follow, and muted topics anywhere (one statement reads both).
 fn muted(conn: &mut DbConn, reader: &User) -> ActionResult<Condition> {
-    let unmuted = topics_with(
-        conn,
-        reader,
+    let muting = user_topics::muting_of(conn, reader.id)?;
+    let unmuted = topics_among(
+        &muting.topics,
         &[VisibilityPolicy::Unmuted, VisibilityPolicy::Followed],
-    )?;
+    );
     let in_muted_channels = Condition::All(vec![
-        Condition::ChannelIn(muted_channels(conn, reader)?),
+        Condition::ChannelIn(muting.muted_channels),
         Condition::Not(Box::new(Condition::TopicIn(unmuted))),
     ]);
-    let muted_topics = topics_with(conn, reader, &[VisibilityPolicy::Muted])?;
+    let muted_topics = topics_among(&muting.topics, &[VisibilityPolicy::Muted]);
     Ok(Condition::Any(vec![
         in_muted_channels,
         Condition::TopicIn(muted_topics),

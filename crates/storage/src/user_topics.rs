@@ -109,3 +109,49 @@ pub fn set(
     sql.execute(conn)?;
     Ok(())
 }
+
+/// What a reader has muted, read in one statement: the channels they muted (subscribed) and
+/// their policy for each topic that has one. Pages that skip muted messages (the home view,
+/// `anchor=first_unread`) read both; two statements cost a round trip more.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Muting {
+    /// The channels the reader is subscribed to and muted.
+    pub muted_channels: Vec<ChannelId>,
+    /// `(channel, topic key, policy)` for each topic the reader set a policy for.
+    pub topics: Vec<(ChannelId, String, i64)>,
+}
+
+/// The reader's [`Muting`].
+pub fn muting_of(conn: &mut DbConn, user: UserId) -> Result<Muting, StorageError> {
+    #[derive(QueryableByName)]
+    struct Row {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        channel_id: i64,
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        topic_key: String,
+        /// 0 (no policy has it) for a muted channel.
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        visibility_policy: i64,
+    }
+    let mut sql = SqlBuilder::new();
+    sql.push(
+        "SELECT channel_id, '' AS topic_key, CAST(0 AS BIGINT) AS visibility_policy \
+         FROM subscriptions WHERE user_id = ",
+    )
+    .bind(Bind::Int(user.0))
+    .push(
+        " AND active AND is_muted UNION ALL \
+         SELECT channel_id, topic_key, visibility_policy FROM user_topics WHERE user_id = ",
+    )
+    .bind(Bind::Int(user.0));
+    let mut muting = Muting::default();
+    for row in sql.prepared().load::<Row>(conn)? {
+        match row.visibility_policy {
+            0 => muting.muted_channels.push(ChannelId(row.channel_id)),
+            policy => muting
+                .topics
+                .push((ChannelId(row.channel_id), row.topic_key, policy)),
+        }
+    }
+    Ok(muting)
+}

@@ -1,5 +1,6 @@
 //! Pages of flag narrows (`is:starred`, `is:mentioned`, `is:alerted`, alone and with a channel
-//! or each other), which are read from the reader's flagged rows and `@all` messages first
+//! or each other; `is:dm` and `dm-including:`, from the private rows; `is:followed`, from each
+//! followed topic), which are read from the reader's flagged rows and `@all` messages first
 //! (`storage::flag_pages`), in windows that grow when the other terms leave a page short: every
 //! page must be exactly the matches nearest the anchor, whichever anchor and side, against the
 //! list computed from the seed.
@@ -30,6 +31,8 @@ enum Place {
 struct Seeded {
     id: i64,
     place: Place,
+    /// Its topic is `t{topic}` (channel messages).
+    topic: usize,
     bob: Option<i64>,
 }
 
@@ -136,6 +139,7 @@ async fn seed(
                 seeded.push(Seeded {
                     id: id.0,
                     place,
+                    topic: i % 3,
                     bob: receives.then_some(bits),
                 });
             }
@@ -185,6 +189,22 @@ busy_backend_test! {
         let dev_starred = select(&|m, b| m.place == Place::Dev && b & flags::STARRED != 0);
         let side_mentioned = select(&|m, b| m.place == Place::Side && b & mention_bits != 0);
         let starred_mentioned = select(&|_, b| b & flags::STARRED != 0 && b & mention_bits != 0);
+        // Direct-message narrows walk Bob's private rows; `is:followed` each followed topic.
+        let direct = select(&|m, _| m.place == Place::Direct);
+        let follows = [(Place::Dev, dev, 1), (Place::Side, side, 2), (Place::Open, open, 0)];
+        for (_, stream_id, topic) in follows {
+            app.post("/user_topics").as_user(&bob).param("stream_id", stream_id)
+                .param("topic", &format!("t{topic}")).param("visibility_policy", 3)
+                .send().await.success();
+        }
+        let followed = select(&|m, _| follows.iter().any(|(p, _, t)| m.place == *p && m.topic == *t));
+        let followed_starred = select(&|m, b| {
+            b & flags::STARRED != 0 && follows.iter().any(|(p, _, t)| m.place == *p && m.topic == *t)
+        });
+        assert!(direct.len() > 20 && direct.len() * 10 < HISTORY, "{}", direct.len());
+        // Followed messages of "side" after Bob left, and of "open" (but the two he starred),
+        // are not his to read.
+        assert!(followed.len() > 100 && followed.len() * 3 < HISTORY, "{}", followed.len());
         assert!(starred.len() > 150 && historical.iter().all(|h| starred.contains(h)));
         assert!(wildcard_only.len() > 20, "{}", wildcard_only.len());
         assert!((3..10).contains(&dev_starred.len()), "{}", dev_starred.len());
@@ -205,6 +225,10 @@ busy_backend_test! {
             (json!([["channel", "dev"], ["is", "starred"]]), &dev_starred),
             (json!([["channel", "side"], ["is", "mentioned"]]), &side_mentioned),
             (json!([["is", "starred"], ["is", "mentioned"]]), &starred_mentioned),
+            (json!([["is", "dm"]]), &direct),
+            (json!([["dm-including", ann.email]]), &direct),
+            (json!([["is", "followed"]]), &followed),
+            (json!([["is", "followed"], ["is", "starred"]]), &followed_starred),
         ];
         for (narrow, matches) in &cases {
             assert_pages(&app, &bob, narrow, matches, (first, middle, last), &SHAPES).await;
