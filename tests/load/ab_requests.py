@@ -25,6 +25,8 @@ CASES = [
   ("first-unread-channel", "GET", "/api/v1/messages?" + urllib.parse.urlencode({"anchor": "first_unread", "num_before": 50, "num_after": 50, "narrow": json.dumps([["channel", "channel 0"]])})),
   ("first-unread-all", "GET", "/api/v1/messages?" + urllib.parse.urlencode({"anchor": "first_unread", "num_before": 50, "num_after": 50, "narrow": "[]"})),
   ("starred", "GET", "/api/v1/messages?" + urllib.parse.urlencode({"anchor": "newest", "num_before": 100, "num_after": 0, "narrow": json.dumps([["is", "starred"]])})),
+  ("dm", "GET", "/api/v1/messages?" + urllib.parse.urlencode({"anchor": "newest", "num_before": 100, "num_after": 0, "narrow": json.dumps([["is", "dm"]])})),
+  ("followed", "GET", "/api/v1/messages?" + urllib.parse.urlencode({"anchor": "newest", "num_before": 100, "num_after": 0, "narrow": json.dumps([["is", "followed"]])})),
   ("matches-unread", "GET", "/api/v1/messages/matches_narrow?" + urllib.parse.urlencode({"msg_ids": json.dumps([1, 2, 3]), "narrow": json.dumps([["is", "unread"]])})),
   ("register", "POST", "/api/v1/register"),
 ]

@@ -39,6 +39,7 @@ pub mod push_devices;
 pub mod reactions;
 pub mod read_ranges;
 pub mod reader_flags;
+mod reader_spans;
 pub mod realm_emoji;
 pub mod realms;
 pub mod saved_snippets;

@@ -4,6 +4,7 @@
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
+use crate::reader_spans::ReaderSpans;
 use crate::schema::{dm_groups, messages, user_messages};
 use crate::sql::{Bind, SqlBuilder, READER};
 use diesel::prelude::*;
@@ -291,7 +292,9 @@ pub struct Audience {
 /// every page query checks anyway.
 #[derive(Debug, Clone, PartialEq, Default)]
 struct Known {
-    /// The channels of the reader's spans ([`span_channels`]).
+    /// The reader's spans, read ranges and the newest message, in one statement.
+    spans: std::sync::OnceLock<ReaderSpans>,
+    /// The channels of the reader's spans.
     span_channels: std::sync::OnceLock<Vec<i64>>,
     /// The gaps between the reader's read ranges, cut at the newest message
     /// (`unread_nearest`).
@@ -308,32 +311,44 @@ impl Audience {
         }
     }
 
-    /// The channels of the reader's spans, read at the first call.
-    fn span_channels(&self, conn: &mut DbConn) -> Result<&[i64], StorageError> {
-        known(&self.known.span_channels, || {
-            span_channels(conn, self.reader)
-        })
+    /// The reader's spans and read ranges, read at the first call.
+    fn spans(&self, conn: &mut DbConn) -> Result<&ReaderSpans, StorageError> {
+        if let Some(spans) = self.known.spans.get() {
+            return Ok(spans);
+        }
+        let spans = ReaderSpans::read(conn, self.reader)?;
+        Ok(self.known.spans.get_or_init(|| spans))
     }
 
-    /// The reader's unread gaps `(channel, low, high)`, read by `read` at the first call.
+    /// The channels of the reader's spans.
+    fn span_channels(&self, conn: &mut DbConn) -> Result<&[i64], StorageError> {
+        if let Some(channels) = self.known.span_channels.get() {
+            return Ok(channels);
+        }
+        let channels = self.spans(conn)?.channels();
+        Ok(self.known.span_channels.get_or_init(|| channels))
+    }
+
+    /// The reader's unread gaps `(channel, low, high)`, cut at the newest message (the gaps
+    /// of current spans are open-ended) so that a walk from the newest anchor starts where the
+    /// messages are and a walk upwards ends.
     pub(crate) fn unread_gaps(
         &self,
-        read: impl FnOnce() -> Result<Vec<(i64, i64, i64)>, StorageError>,
+        conn: &mut DbConn,
     ) -> Result<&[(i64, i64, i64)], StorageError> {
-        known(&self.known.unread_gaps, read)
+        if let Some(gaps) = self.known.unread_gaps.get() {
+            return Ok(gaps);
+        }
+        let spans = self.spans(conn)?;
+        let newest = spans.newest;
+        let gaps = spans
+            .gaps()
+            .into_iter()
+            .filter(|(_, low, _)| *low <= newest)
+            .map(|(channel, low, high)| (channel, low, high.min(newest)))
+            .collect();
+        Ok(self.known.unread_gaps.get_or_init(|| gaps))
     }
-}
-
-/// The value of `cell`, read by `read` if it has none yet.
-fn known<T>(
-    cell: &std::sync::OnceLock<Vec<T>>,
-    read: impl FnOnce() -> Result<Vec<T>, StorageError>,
-) -> Result<&[T], StorageError> {
-    if let Some(value) = cell.get() {
-        return Ok(value);
-    }
-    let value = read()?;
-    Ok(cell.get_or_init(|| value))
 }
 
 /// Which side of the anchor to read.
@@ -556,17 +571,6 @@ impl PageRow {
             flags: self.reader_flags,
         }
     }
-}
-
-/// The channels in which the reader has a span: the only ones whose messages they may have
-/// received without a row.
-fn span_channels(conn: &mut DbConn, reader: UserId) -> Result<Vec<i64>, StorageError> {
-    use crate::schema::subscription_spans as spans;
-    Ok(spans::table
-        .filter(spans::user_id.eq(reader.0))
-        .select(spans::channel_id)
-        .distinct()
-        .load(conn)?)
 }
 
 /// The columns of a page row and the condition that the audience may see `m` (whose reader's

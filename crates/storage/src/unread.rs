@@ -6,7 +6,7 @@
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
-use crate::schema::{read_ranges, subscription_spans as spans};
+use crate::reader_spans::ReaderSpans;
 use crate::sql::{IdRow, SqlBuilder};
 use crate::summaries::UnreadRow;
 use diesel::pg::Pg;
@@ -127,7 +127,7 @@ where
     T: QueryableByName<Sqlite> + QueryableByName<Pg> + 'static,
 {
     let mut out = Vec::new();
-    for batch in channel_gaps(conn, user)?.chunks(GAPS_PER_QUERY) {
+    for batch in ReaderSpans::read(conn, user)?.gaps().chunks(GAPS_PER_QUERY) {
         out.extend(in_gaps(conn, batch, columns)?);
     }
     let mut sql = SqlBuilder::new();
@@ -144,65 +144,8 @@ where
     Ok(out)
 }
 
-/// The gaps of the user's spans, `(channel, low, high)`: per span, the parts outside every read
-/// range. The spans and the ranges are read in one query each and the gaps computed here, so
-/// the statements are a handful, not two per span.
-pub(crate) fn channel_gaps(
-    conn: &mut DbConn,
-    user: UserId,
-) -> Result<Vec<(i64, i64, i64)>, StorageError> {
-    let all_spans: Vec<(i64, i64, Option<i64>)> = spans::table
-        .filter(spans::user_id.eq(user.0))
-        .select((
-            spans::channel_id,
-            spans::first_message_id,
-            spans::end_message_id,
-        ))
-        .load(conn)?;
-    let mut ranges: HashMap<i64, Vec<(i64, i64)>> = HashMap::new();
-    for (channel, low, high) in read_ranges::table
-        .filter(read_ranges::user_id.eq(user.0))
-        .order((read_ranges::channel_id, read_ranges::high))
-        .select((read_ranges::channel_id, read_ranges::low, read_ranges::high))
-        .load::<(i64, i64, i64)>(conn)?
-    {
-        ranges.entry(channel).or_default().push((low, high));
-    }
-    let mut gaps = Vec::new();
-    for (channel, first, end) in all_spans {
-        let last = end.map_or(i64::MAX, |e| e - 1);
-        let read = ranges.get(&channel).map_or(&[][..], Vec::as_slice);
-        gaps.extend(
-            gaps_in(first, last, read)
-                .into_iter()
-                .map(|(low, high)| (channel, low, high)),
-        );
-    }
-    Ok(gaps)
-}
-
 /// Gaps read per statement.
 const GAPS_PER_QUERY: usize = 500;
-
-/// The parts of `[first, last]` outside the read ranges (ascending by `high`, disjoint).
-fn gaps_in(first: i64, last: i64, read: &[(i64, i64)]) -> Vec<(i64, i64)> {
-    let mut out = Vec::new();
-    let mut from = first;
-    let start = read.partition_point(|(_, high)| *high < first);
-    for &(low, high) in &read[start..] {
-        if low > last {
-            break;
-        }
-        if low > from {
-            out.push((from, low - 1));
-        }
-        from = from.max(high.saturating_add(1));
-    }
-    if from <= last {
-        out.push((from, last));
-    }
-    out
-}
 
 /// The messages of each gap's channel inside the gap, as `columns`: the gaps as a `VALUES`
 /// list (arrays on PostgreSQL) joined to the channel's index, one index range per gap. (A
@@ -239,20 +182,3 @@ where
 
 /// A message `m` inside a gap `g(c, l, h)` (`SqlBuilder::with_triples`).
 pub(crate) const IN_GAP: &str = "m.channel_id = g.c AND m.id >= g.l AND m.id <= g.h";
-
-#[cfg(test)]
-mod tests {
-    use super::gaps_in;
-
-    #[test]
-    fn gaps_are_the_span_outside_the_ranges() {
-        assert_eq!(gaps_in(1, 100, &[]), vec![(1, 100)]);
-        assert_eq!(
-            gaps_in(10, 50, &[(1, 5), (20, 30), (60, 70)]),
-            vec![(10, 19), (31, 50)]
-        );
-        assert_eq!(gaps_in(10, 50, &[(5, 15), (40, 60)]), vec![(16, 39)]);
-        assert_eq!(gaps_in(10, 50, &[(1, 100)]), Vec::<(i64, i64)>::new());
-        assert_eq!(gaps_in(10, i64::MAX, &[(10, 20)]), vec![(21, i64::MAX)]);
-    }
-}

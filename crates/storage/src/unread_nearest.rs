@@ -2,25 +2,23 @@
 //! page needs, never all of them.
 //!
 //! [`crate::unread::ids`] finds every unread message (each gap between read ranges inside the
-//! reader's spans, read whole from the channel index). A page wants the hundred nearest its
-//! anchor, and reading a few thousand to keep a hundred was most of such a page's time on
-//! PostgreSQL (4 ms of 10 for 3,800 unread). Here the gaps are computed once (two small
-//! statements, as there) and read in ID windows from the anchor outwards: each window's query
-//! asks for the gaps' messages inside it, nearest first, with a `LIMIT`. The first window is
-//! [`FIRST_WINDOW_PER_ROW`] IDs per message wanted; each next one, adjacent and further out,
-//! four times larger, until the page is full or no gap is left; a window that no gap reaches
-//! is skipped without a query. The rows no span covers (direct messages, historical rows) are
-//! few and read once per batch through their partial index (`user_messages_unread`), nearest
-//! first. The gaps of current spans are open-ended; they are cut at the newest message, read
-//! once with them, so that a walk from the newest anchor starts where the messages are and a
-//! walk upwards ends.
+//! reader's spans, read whole from the channel index). A page wants the hundred nearest its anchor,
+//! and reading a few thousand to keep a hundred was most of such a page's time on PostgreSQL (4 ms
+//! of 10 for 3,800 unread). Here the gaps are computed once (from the reader's spans and read
+//! ranges, one statement per request: `Audience`) and read in ID windows from the anchor outwards:
+//! each window's query asks for the gaps' messages inside it, nearest first, with a `LIMIT`. The
+//! first window is [`FIRST_WINDOW_PER_ROW`] IDs per message wanted; each next one, adjacent and
+//! further out, four times larger, until the page is full or no gap is left; a window that no gap
+//! reaches is skipped without a query. The rows no span covers (direct messages, historical rows)
+//! are few and read once per batch through their partial index (`user_messages_unread`), nearest
+//! first. The gaps of current spans are open-ended; they are cut at the newest message, read once
+//! with them, so that a walk from the newest anchor starts where the messages are and a walk
+//! upwards ends.
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
 use crate::messages::{Audience, Direction};
-use crate::schema::messages;
 use crate::sql::{Bind, IdRow, SqlBuilder, READER};
-use diesel::prelude::*;
 use parley_domain::message::flags;
 use parley_domain::{ChannelId, UserId};
 
@@ -36,24 +34,12 @@ pub(crate) struct UnreadNearest {
 }
 
 impl UnreadNearest {
-    /// The reader's gaps, read once per request (`Audience::unread_gaps`): their spans and read
-    /// ranges, and the newest message, at which the gaps of current spans (open-ended) are cut
-    /// so that the walk ends.
+    /// The reader's gaps, read once per request (`Audience::unread_gaps`), cut at the newest
+    /// message so that the walk ends.
     pub(crate) fn new(conn: &mut DbConn, audience: &Audience) -> Result<Self, StorageError> {
-        let gaps = audience.unread_gaps(|| {
-            let newest: Option<i64> = messages::table
-                .select(diesel::dsl::max(messages::id))
-                .first(conn)?;
-            let newest = newest.unwrap_or(0);
-            Ok(crate::unread::channel_gaps(conn, audience.reader)?
-                .into_iter()
-                .filter(|(_, low, _)| *low <= newest)
-                .map(|(channel, low, high)| (channel, low, high.min(newest)))
-                .collect())
-        })?;
         Ok(Self {
             user: audience.reader,
-            gaps: gaps.to_vec(),
+            gaps: audience.unread_gaps(conn)?.to_vec(),
         })
     }
 
