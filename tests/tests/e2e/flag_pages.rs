@@ -194,7 +194,7 @@ busy_backend_test! {
         let follows = [(Place::Dev, dev, 1), (Place::Side, side, 2), (Place::Open, open, 0)];
         for (_, stream_id, topic) in follows {
             app.post("/user_topics").as_user(&bob).param("stream_id", stream_id)
-                .param("topic", &format!("t{topic}")).param("visibility_policy", 3)
+                .param("topic", format!("t{topic}")).param("visibility_policy", 3)
                 .send().await.success();
         }
         let followed = select(&|m, _| follows.iter().any(|(p, _, t)| m.place == *p && m.topic == *t));
