@@ -170,3 +170,53 @@ async fn a_page_around_the_first_unread_reads_the_readers_state_once() {
         );
     }
 }
+
+/// A page around a message (both sides) of a narrow the generic query reads costs the
+/// statements of one side: the two sides are one statement (`messages::around`). The
+/// messages of the home view around the first unread message (muting skipped) are checked
+/// against what was sent and read.
+#[actix_web::test]
+async fn both_sides_of_a_page_are_one_statement() {
+    count_statements();
+    for backend in Backend::available() {
+        let app = TestApp::start_with_limits(backend, lifted_api_limit()).await;
+        let (ann, bob, _) = app.ann_and_bob_in("near").await;
+        let mut sent = Vec::new();
+        for i in 0..9 {
+            sent.push(
+                app.send_to_channel(&bob, "near", "t", &format!("m{i}"))
+                    .await,
+            );
+        }
+        let narrow = json!([["channel", "near"]]);
+        let middle = sent[4].to_string();
+        let one_side = fewest_statements(&app, || {
+            let (app, ann, narrow, sent) = (&app, &ann, &narrow, &sent);
+            async move {
+                assert_eq!(page(app, ann, narrow, "newest", 4, 0).await, sent[5..]);
+            }
+        })
+        .await;
+        let both_sides = fewest_statements(&app, || {
+            let (app, ann, narrow, sent, middle) = (&app, &ann, &narrow, &sent, &middle);
+            async move {
+                assert_eq!(page(app, ann, narrow, middle, 2, 2).await, sent[2..7]);
+            }
+        })
+        .await;
+        assert_eq!(both_sides, one_side);
+
+        app.post("/messages/flags")
+            .as_user(&ann)
+            .json_param("messages", &json!(sent[..3]))
+            .param("op", "add")
+            .param("flag", "read")
+            .send()
+            .await
+            .success();
+        assert_eq!(
+            page(&app, &ann, &json!([]), "first_unread", 2, 2).await,
+            sent[1..6]
+        );
+    }
+}
