@@ -690,6 +690,7 @@ async fn main() {
         .find(|a| a.user_id.0 == per_user.user_id)
         .unwrap()
         .clone();
+    follow_topics(&app, &heavy).await;
 
     if std::env::var("BENCH_READS_ONLY").as_deref() == Ok("1") {
         register_heavy(&app, &heavy, per_user.n).await;
@@ -1138,6 +1139,43 @@ async fn register_heavy(app: &TestApp, heavy: &Account, rows: i64) {
 
 /// Marking read (once each, as they change the state): the 100 newest unread messages in one
 /// `POST /messages/flags`, then `POST /mark_all_as_read` for the rest.
+/// Topics the heavy user follows, for the `is:followed` page: the first [`FOLLOWED`] topics
+/// (by channel and name) of the channels they are subscribed to.
+async fn follow_topics(app: &TestApp, heavy: &Account) {
+    #[derive(QueryableByName)]
+    struct Topic {
+        #[diesel(sql_type = BigInt)]
+        channel_id: i64,
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        topic: String,
+    }
+    let mut conn = app.ctx.db.conn().unwrap();
+    let topics: Vec<Topic> = diesel::sql_query(format!(
+        "SELECT channel_id, MIN(topic) AS topic FROM messages WHERE channel_id IN \
+         (SELECT channel_id FROM subscription_spans WHERE user_id = {} \
+          AND end_message_id IS NULL) \
+         GROUP BY channel_id, topic_key ORDER BY channel_id, topic_key LIMIT {FOLLOWED}",
+        heavy.user_id.0
+    ))
+    .load::<Topic>(&mut **conn)
+    .unwrap();
+    drop(conn);
+    for t in &topics {
+        app.post("/user_topics")
+            .as_user(heavy)
+            .param("stream_id", t.channel_id)
+            .param("topic", &t.topic)
+            .param("visibility_policy", 3)
+            .send()
+            .await
+            .success();
+    }
+    println!("the heavy user follows {} topics", topics.len());
+}
+
+/// How many topics the heavy user follows.
+const FOLLOWED: usize = 24;
+
 async fn mark_read(app: &TestApp, heavy: &Account) {
     let unread = {
         let mut conn = app.ctx.db.conn().unwrap();
@@ -1189,9 +1227,9 @@ type PageCase<'a> = (
 
 /// The pages the benchmark times: search pages for a common word (newest, and from an anchor
 /// in the middle of the history), for a word in one message, for the common word within a
-/// channel and for a user with a small history; then unnarrowed, channel, topic, unread,
-/// starred (newest, middle anchor, in a channel) and mentioned pages. `max_id` is the newest
-/// message's ID (the middle anchor is half of it).
+/// channel and for a user with a small history; then unnarrowed, channel, topic, first unread,
+/// direct, followed, unread, starred (newest, middle anchor, in a channel) and mentioned pages.
+/// `max_id` is the newest message's ID (the middle anchor is half of it).
 fn page_cases<'a>(max_id: i64, heavy: &'a Account, accounts: &'a [Account]) -> Vec<PageCase<'a>> {
     let middle = max_id / 2;
     // `content()` numbers each message: that number is a word of one message only.
@@ -1316,6 +1354,30 @@ fn page_cases<'a>(max_id: i64, heavy: &'a Account, accounts: &'a [Account]) -> V
             50,
         ),
         (
+            "GET /messages first unread, 50 around it (a channel)",
+            heavy,
+            json!([["channel", "channel 0"]]),
+            "first_unread".to_owned(),
+            50,
+            50,
+        ),
+        (
+            "GET /messages newest 100 direct messages",
+            heavy,
+            json!([["is", "dm"]]),
+            newest(),
+            100,
+            0,
+        ),
+        (
+            "GET /messages newest 100 in followed topics",
+            heavy,
+            json!([["is", "followed"]]),
+            newest(),
+            100,
+            0,
+        ),
+        (
             "GET /messages newest 100 with a link (the seeded messages have none)",
             heavy,
             json!([["has", "link"]]),
@@ -1408,7 +1470,7 @@ async fn read_pages(app: &TestApp, heavy: &Account, accounts: &[Account]) {
 }
 
 /// The same pages from the `parley` binary at `base`, each timed to the last byte of its body
-/// (median of 10: the reader's 200 requests a minute also cover the register that follows).
+/// (median of 8: the reader's 200 requests a minute also cover the register before them).
 async fn pages_over_http(
     client: &reqwest::Client,
     base: &str,
@@ -1419,7 +1481,7 @@ async fn pages_over_http(
     for (label, who, narrow, anchor, before, after) in page_cases(max_id, heavy, accounts) {
         let mut samples = Vec::new();
         let mut size = 0;
-        for _ in 0..10 {
+        for _ in 0..8 {
             let t = Instant::now();
             let response = client
                 .get(format!("{base}/api/v1/messages"))
