@@ -14,7 +14,7 @@ use parley_domain::user::User;
 use parley_domain::user_topic::VisibilityPolicy;
 use parley_domain::{ChannelId, MessageId, RequestError, UserId};
 use parley_markdown::highlight::SearchTerms;
-use parley_storage::messages::{self, Audience, Condition, ReadMessage};
+use parley_storage::messages::{self, Audience, Condition, Direction, ReadMessage};
 use parley_storage::{channels, user_topics, users, DbConn};
 use parley_wire::{FoundMessage, Message, MessagesPage};
 use serde_json::{json, Map, Value};
@@ -505,25 +505,34 @@ fn select_page(
         }
     };
     let window = Window::new(anchor, query);
-    let after = (window.need_after || window.anchor_alone()).then(|| messages::Want {
-        include_anchor: window.want_anchor,
-        limit: window.num_after + i64::from(window.want_anchor),
-    });
-    let before = window.need_before.then(|| {
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    if window.need_after || window.anchor_alone() {
+        let limit = window.num_after + i64::from(window.want_anchor);
+        let direction = Direction::After;
+        after = messages::page(
+            conn,
+            &resolved.audience,
+            &resolved.conditions,
+            anchor,
+            direction,
+            window.want_anchor,
+            limit,
+        )?;
+    }
+    if window.need_before {
         let with_anchor = window.want_anchor && !window.need_after;
-        messages::Want {
-            include_anchor: with_anchor,
-            limit: query.num_before + i64::from(with_anchor),
-        }
-    });
-    let (mut before, mut after) = messages::around(
-        conn,
-        &resolved.audience,
-        &resolved.conditions,
-        anchor,
-        before,
-        after,
-    )?;
+        let limit = query.num_before + i64::from(with_anchor);
+        let direction = Direction::Before;
+        before = messages::page(
+            conn,
+            &resolved.audience,
+            &resolved.conditions,
+            anchor,
+            direction,
+            with_anchor,
+            limit,
+        )?;
+    }
     let anchor_row = before
         .iter()
         .chain(&after)

@@ -90,15 +90,6 @@ fn channels_of(conditions: &[Condition]) -> Option<&[ChannelId]> {
     })
 }
 
-/// Whether [`page`] reads this narrow's pages (from flagged rows, unread messages or followed
-/// topics) rather than the generic query.
-pub(crate) fn drives(conditions: &[Condition]) -> bool {
-    driver(conditions).is_some()
-        || (asks_unread(conditions)
-            && !conditions.iter().any(|c| matches!(c, Condition::Search(_))))
-        || followed(conditions).is_some()
-}
-
 /// Reads a page of a flag narrow from the reader's flagged rows; None when the narrow has no
 /// such flag (the caller's generic query serves it). Same page as the generic query: the
 /// `limit` matching messages nearest the anchor on `direction`'s side, nearest first.

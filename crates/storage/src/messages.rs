@@ -772,125 +772,7 @@ pub fn page(
             return Ok(found);
         }
     }
-    let want = Want {
-        include_anchor,
-        limit,
-    };
-    let sql = generic_side(conn, audience, conditions, anchor, direction, want)?;
-    // Not kept prepared: PostgreSQL's generic plan for a channel page merge-joined the reader's
-    // every row (9 ms against 1 for the planned one at 300,000 messages).
-    let rows: Vec<PageRow> = sql.load(conn)?;
-    Ok(rows
-        .into_iter()
-        .map(|r| ReadMessage {
-            row: r.message,
-            flags: r.reader_flags,
-        })
-        .collect())
-}
-
-/// One side of a page around an anchor: at most `limit` messages, the anchor among them if
-/// `include_anchor` (and it matches).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Want {
-    /// Whether the anchor itself may be on this side.
-    pub include_anchor: bool,
-    /// At most this many messages.
-    pub limit: i64,
-}
-
-/// The messages on both sides of `anchor`, as [`page`] reads each (`before` newest first,
-/// `after` oldest first; a side not wanted is empty). When both sides are read by the generic
-/// query, they are one statement (`UNION ALL` of the two sides' queries): a page around a
-/// message (a middle anchor, the first unread message) paid a second parse, plan and round
-/// trip for the other side on PostgreSQL. At most one side may include the anchor.
-pub fn around(
-    conn: &mut DbConn,
-    audience: &Audience,
-    conditions: &[Condition],
-    anchor: i64,
-    before: Option<Want>,
-    after: Option<Want>,
-) -> Result<(Vec<ReadMessage>, Vec<ReadMessage>), StorageError> {
-    let (Some(b), Some(a)) = (before, after) else {
-        let side = |conn: &mut DbConn, want: Option<Want>, direction| match want {
-            Some(w) => page(
-                conn,
-                audience,
-                conditions,
-                anchor,
-                direction,
-                w.include_anchor,
-                w.limit,
-            ),
-            None => Ok(Vec::new()),
-        };
-        let after_rows = side(conn, after, Direction::After)?;
-        return Ok((side(conn, before, Direction::Before)?, after_rows));
-    };
-    let special = conditions.iter().any(|c| matches!(c, Condition::Search(_)))
-        || crate::flag_pages::drives(conditions);
-    if special || b.limit <= 0 || a.limit <= 0 || (b.include_anchor && a.include_anchor) {
-        let after_rows = page(
-            conn,
-            audience,
-            conditions,
-            anchor,
-            Direction::After,
-            a.include_anchor,
-            a.limit,
-        )?;
-        let before_rows = page(
-            conn,
-            audience,
-            conditions,
-            anchor,
-            Direction::Before,
-            b.include_anchor,
-            b.limit,
-        )?;
-        return Ok((before_rows, after_rows));
-    }
-    let mut sql = SqlBuilder::new();
-    sql.push("SELECT * FROM (")
-        .append(generic_side(
-            conn,
-            audience,
-            conditions,
-            anchor,
-            Direction::Before,
-            b,
-        )?)
-        .push(") b UNION ALL SELECT * FROM (")
-        .append(generic_side(
-            conn,
-            audience,
-            conditions,
-            anchor,
-            Direction::After,
-            a,
-        )?)
-        .push(") a");
-    let rows: Vec<PageRow> = sql.load(conn)?;
-    let (mut before_rows, mut after_rows): (Vec<ReadMessage>, Vec<ReadMessage>) = rows
-        .into_iter()
-        .map(PageRow::into_read)
-        .partition(|m| m.row.id < anchor || (m.row.id == anchor && b.include_anchor));
-    before_rows.sort_unstable_by_key(|m| std::cmp::Reverse(m.row.id));
-    after_rows.sort_unstable_by_key(|m| m.row.id);
-    Ok((before_rows, after_rows))
-}
-
-/// The generic query of one side of a page (see [`page`]), ordered and limited.
-fn generic_side(
-    conn: &mut DbConn,
-    audience: &Audience,
-    conditions: &[Condition],
-    anchor: i64,
-    direction: Direction,
-    want: Want,
-) -> Result<SqlBuilder, StorageError> {
-    let (op, order) = match (direction, want.include_anchor) {
+    let (op, order) = match (direction, include_anchor) {
         (Direction::Before, true) => ("<=", "DESC"),
         (Direction::Before, false) => ("<", "DESC"),
         (Direction::After, true) => (">=", "ASC"),
@@ -903,8 +785,17 @@ fn generic_side(
     sql.push(&format!(" AND {column} {op} "))
         .bind(Bind::Int(anchor));
     sql.push(&format!(" ORDER BY {column} {order} LIMIT "))
-        .bind(Bind::Int(want.limit));
-    Ok(sql)
+        .bind(Bind::Int(limit));
+    // Not kept prepared: PostgreSQL's generic plan for a channel page merge-joined the reader's
+    // every row (9 ms against 1 for the planned one at 300,000 messages).
+    let rows: Vec<PageRow> = sql.load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|r| ReadMessage {
+            row: r.message,
+            flags: r.reader_flags,
+        })
+        .collect())
 }
 
 /// The messages with these IDs that the audience may see and that match the conditions.
