@@ -211,6 +211,9 @@ fn followed(conditions: &[Condition]) -> Option<Vec<(ChannelId, String)>> {
 /// The `size` IDs of messages in `topics` nearest `edge` (inclusive) on `direction`'s side,
 /// nearest first, and whether they are all there are: the `size` nearest of each topic (an
 /// index range of `messages_by_topic`), merged. Whoever may see them: the page query checks.
+/// On PostgreSQL the topics are bound as two arrays and each is a `LATERAL` read, one text kept
+/// prepared for any topics (a `UNION ALL` of a `SELECT` per topic took 2 ms to plan for 24
+/// topics); SQLite plans the `UNION ALL` cheaply and has no `LATERAL`.
 fn in_topics(
     conn: &mut DbConn,
     topics: &[(ChannelId, String)],
@@ -223,23 +226,41 @@ fn in_topics(
         Direction::After => (">=", "ASC"),
     };
     let mut sql = SqlBuilder::new();
-    sql.push("SELECT id FROM (");
-    for (i, (channel, topic_key)) in topics.iter().enumerate() {
-        if i > 0 {
-            sql.push(" UNION ALL ");
-        }
-        sql.push("SELECT id FROM (SELECT id FROM messages WHERE channel_id = ")
-            .bind(Bind::Int(channel.0))
-            .push(" AND topic_key = ")
-            .bind(Bind::Text(topic_key.to_lowercase()))
-            .push(&format!(" AND id {op} "))
+    if matches!(conn, DbConn::Pg(_)) {
+        let pairs: Vec<(i64, String)> = topics
+            .iter()
+            .map(|(channel, key)| (channel.0, key.to_lowercase()))
+            .collect();
+        sql.with_pairs(&pairs)
+            .push(&format!(
+                " SELECT x.id AS id FROM t CROSS JOIN LATERAL (SELECT m.id FROM messages m \
+                 WHERE m.channel_id = t.c AND m.topic_key = t.k AND m.id {op} "
+            ))
             .bind(Bind::Int(edge))
-            .push(&format!(" ORDER BY id {order} LIMIT "))
+            .push(&format!(" ORDER BY m.id {order} LIMIT "))
             .bind(Bind::Int(size))
-            .push(&format!(") t{i}"));
+            .push(&format!(") x ORDER BY x.id {order} LIMIT "))
+            .bind(Bind::Int(size))
+            .prepared();
+    } else {
+        sql.push("SELECT id FROM (");
+        for (i, (channel, topic_key)) in topics.iter().enumerate() {
+            if i > 0 {
+                sql.push(" UNION ALL ");
+            }
+            sql.push("SELECT id FROM (SELECT id FROM messages WHERE channel_id = ")
+                .bind(Bind::Int(channel.0))
+                .push(" AND topic_key = ")
+                .bind(Bind::Text(topic_key.to_lowercase()))
+                .push(&format!(" AND id {op} "))
+                .bind(Bind::Int(edge))
+                .push(&format!(" ORDER BY id {order} LIMIT "))
+                .bind(Bind::Int(size))
+                .push(&format!(") t{i}"));
+        }
+        sql.push(&format!(") c ORDER BY id {order} LIMIT "))
+            .bind(Bind::Int(size));
     }
-    sql.push(&format!(") c ORDER BY id {order} LIMIT "))
-        .bind(Bind::Int(size));
     let ids: Vec<i64> = sql.load::<IdRow>(conn)?.into_iter().map(|r| r.id).collect();
     let exhausted = ids.len() < usize::try_from(size).unwrap_or(usize::MAX);
     Ok((ids, exhausted))

@@ -320,12 +320,17 @@ impl Audience {
         Ok(self.known.spans.get_or_init(|| spans))
     }
 
-    /// The channels of the reader's spans.
+    /// The channels of the reader's spans: from their spans when a query of the request read
+    /// them, else alone (an index-only read; the spans with their read ranges cost several
+    /// times more, for pages that need no gaps).
     fn span_channels(&self, conn: &mut DbConn) -> Result<&[i64], StorageError> {
         if let Some(channels) = self.known.span_channels.get() {
             return Ok(channels);
         }
-        let channels = self.spans(conn)?.channels();
+        let channels = match self.known.spans.get() {
+            Some(spans) => spans.channels(),
+            None => span_channels(conn, self.reader)?,
+        };
         Ok(self.known.span_channels.get_or_init(|| channels))
     }
 
@@ -571,6 +576,17 @@ impl PageRow {
             flags: self.reader_flags,
         }
     }
+}
+
+/// The channels in which the reader has a span: the only ones whose messages they may have
+/// received without a row.
+fn span_channels(conn: &mut DbConn, reader: UserId) -> Result<Vec<i64>, StorageError> {
+    use crate::schema::subscription_spans as spans;
+    Ok(spans::table
+        .filter(spans::user_id.eq(reader.0))
+        .select(spans::channel_id)
+        .distinct()
+        .load(conn)?)
 }
 
 /// The columns of a page row and the condition that the audience may see `m` (whose reader's

@@ -1,8 +1,9 @@
 //! A reader's spans and read ranges, and the newest message's ID, read in one statement: the
-//! page queries derive the channels of the reader's spans from them (`messages::visible`), and
-//! the unread walks and counts the gaps between read ranges (`unread`, `unread_nearest`).
-//! Read apart they were four statements, a round trip each on PostgreSQL, and a page around
-//! the first unread message needed all four.
+//! unread walks and counts derive the gaps between read ranges from them (`unread`,
+//! `unread_nearest`), and a request that read them takes the channels of the reader's spans
+//! from them too (`messages::Audience`). Read apart they were three statements, and a page
+//! around the first unread message read a fourth for the span channels. (A page that needs no
+//! gaps reads the span channels alone: an index-only read, several times cheaper than this.)
 
 use crate::conn::DbConn;
 use crate::error::StorageError;

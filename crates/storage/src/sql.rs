@@ -39,6 +39,7 @@ pub enum Bind {
 enum Value {
     One(Bind),
     Ints(Vec<i64>),
+    Texts(Vec<String>),
 }
 
 /// A piece of rendered SQL: text, or a value whose placeholder the backend writes.
@@ -61,6 +62,9 @@ enum Part {
     /// `WITH g(c, l, h)` over rows of three integers: a `VALUES` list on SQLite, three arrays
     /// `unnest`ed on PostgreSQL.
     Triples(Vec<(i64, i64, i64)>),
+    /// `WITH t(c, k)` over `(integer, text)` rows: a `VALUES` list on SQLite, two arrays
+    /// `unnest`ed on PostgreSQL.
+    Pairs(Vec<(i64, String)>),
 }
 
 /// Stands for the reader's ID in text given to [`SqlBuilder::push_for`] (not SQL in either
@@ -158,6 +162,13 @@ impl SqlBuilder {
         self
     }
 
+    /// Appends `WITH t(c, k) AS (...)` naming `rows` (at least one); on PostgreSQL as two
+    /// bound arrays, so that the text does not change with the rows.
+    pub(crate) fn with_pairs(&mut self, rows: &[(i64, String)]) -> &mut Self {
+        self.parts.push(Part::Pairs(rows.to_vec()));
+        self
+    }
+
     /// Marks the query as one whose text holds no value (see the module's doc): kept prepared
     /// on PostgreSQL.
     pub(crate) fn prepared(&mut self) -> &mut Self {
@@ -211,6 +222,24 @@ impl SqlBuilder {
                         out.value(Value::Ints(rows.iter().map(|r| r.1).collect()));
                         out.sql(", ");
                         out.value(Value::Ints(rows.iter().map(|r| r.2).collect()));
+                        out.sql("))");
+                    }
+                },
+                Part::Pairs(rows) => match dialect {
+                    Dialect::Sqlite => {
+                        out.sql("WITH t(c, k) AS (VALUES ");
+                        for (i, (c, k)) in rows.iter().enumerate() {
+                            out.sql(&format!("{}({c}, ", if i > 0 { ", " } else { "" }));
+                            out.value(Value::One(Bind::Text(k.clone())));
+                            out.sql(")");
+                        }
+                        out.sql(")");
+                    }
+                    Dialect::Postgres => {
+                        out.sql("WITH t(c, k) AS (SELECT * FROM unnest(");
+                        out.value(Value::Ints(rows.iter().map(|r| r.0).collect()));
+                        out.sql(", ");
+                        out.value(Value::Texts(rows.iter().map(|r| r.1.clone()).collect()));
                         out.sql("))");
                     }
                 },
@@ -363,12 +392,12 @@ impl Query for Run {
 }
 
 impl Run {
-    /// Writes the pieces, each value through `array` when it is an ID list (which only
-    /// PostgreSQL binds), else as one placeholder.
+    /// Writes the pieces, each value through `array` when it is a list (which only PostgreSQL
+    /// binds), else as one placeholder.
     fn walk<'b, DB>(
         &'b self,
         out: &mut AstPass<'_, 'b, DB>,
-        array: impl Fn(&mut AstPass<'_, 'b, DB>, &'b Vec<i64>) -> QueryResult<()>,
+        array: impl Fn(&mut AstPass<'_, 'b, DB>, &'b Value) -> QueryResult<()>,
     ) -> QueryResult<()>
     where
         DB: Backend + HasSqlType<BigInt> + HasSqlType<Text> + HasSqlType<Bool>,
@@ -385,7 +414,7 @@ impl Run {
                 Piece::Value(Value::One(Bind::Int(v))) => out.push_bind_param::<BigInt, _>(v)?,
                 Piece::Value(Value::One(Bind::Text(v))) => out.push_bind_param::<Text, _>(v)?,
                 Piece::Value(Value::One(Bind::Bool(v))) => out.push_bind_param::<Bool, _>(v)?,
-                Piece::Value(Value::Ints(v)) => array(out, v)?,
+                Piece::Value(v @ (Value::Ints(_) | Value::Texts(_))) => array(out, v)?,
             }
         }
         Ok(())
@@ -394,8 +423,12 @@ impl Run {
 
 impl QueryFragment<Pg> for Run {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        self.walk(&mut out, |out, ids| {
-            out.push_bind_param::<Array<BigInt>, _>(ids)
+        self.walk(&mut out, |out, value| match value {
+            Value::Ints(ids) => out.push_bind_param::<Array<BigInt>, _>(ids),
+            Value::Texts(texts) => out.push_bind_param::<Array<Text>, _>(texts),
+            Value::One(_) => Err(diesel::result::Error::QueryBuilderError(
+                "a single value as an array".into(),
+            )),
         })
     }
 }
@@ -406,7 +439,7 @@ impl QueryFragment<Sqlite> for Run {
         debug_assert!(!self.prepared);
         self.walk(&mut out, |_, _| {
             Err(diesel::result::Error::QueryBuilderError(
-                "an ID array on SQLite".into(),
+                "an array on SQLite".into(),
             ))
         })
     }
@@ -522,6 +555,37 @@ mod tests {
             text(&other, Dialect::Postgres).0,
             pg,
             "one text for any rows"
+        );
+    }
+
+    #[test]
+    fn pairs_are_a_values_list_on_sqlite_and_two_arrays_on_postgres() {
+        let mut sql = SqlBuilder::new();
+        sql.with_pairs(&[(1, "a".into()), (2, "b".into())])
+            .push(" SELECT c FROM t");
+        let (sqlite, values) = text(&sql, Dialect::Sqlite);
+        assert_eq!(
+            sqlite,
+            "WITH t(c, k) AS (VALUES (1, ?), (2, ?)) SELECT c FROM t"
+        );
+        assert_eq!(
+            values,
+            vec![
+                Value::One(Bind::Text("a".into())),
+                Value::One(Bind::Text("b".into()))
+            ]
+        );
+        let (pg, values) = text(&sql, Dialect::Postgres);
+        assert_eq!(
+            pg,
+            "WITH t(c, k) AS (SELECT * FROM unnest($1, $2)) SELECT c FROM t"
+        );
+        assert_eq!(
+            values,
+            vec![
+                Value::Ints(vec![1, 2]),
+                Value::Texts(vec!["a".into(), "b".into()])
+            ]
         );
     }
 
