@@ -120,9 +120,11 @@ pub(crate) fn page(
         Direction::After => "ASC",
     };
     let mut edge = side.first_id();
-    // Alone, every starred (or private) candidate is a match (one row is one message); with
+    // Alone, every candidate is a match (one row, unread message or followed topic's message is
+    // one message), but for `dm-including:`, whose candidates are every direct message; with
     // other terms a few times more are read at first.
-    let mut size = if matches!(conditions, [Condition::Flag(_)] | [Condition::IsDm]) {
+    let alone = conditions.len() == 1 && !matches!(conditions, [Condition::DmIncluding(_)]);
+    let mut size = if alone {
         limit
     } else {
         limit.saturating_mul(4).max(64)
