@@ -4,7 +4,8 @@
 # Eight `ab` clients (apache2-utils), one member each, send N messages each, one at a time, to
 # one channel (channel 63: 266 members, the benchmark's mean); the figures are CPU time
 # (utime + stime from /proc) divided by the sends, so they hold on a busy machine better than
-# a rate does.
+# a rate does; and how much of the machine's CPU time was idle meanwhile (what faster commits
+# could use at most).
 #
 #   tests/load/cpu_per_send.sh BINARY [N per sender, 150] [member offset, 0] [database, scale]
 #
@@ -28,15 +29,17 @@ cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 pg_cpu() { local t=0 p; for p in $(pgrep -f "root $DB" || true); do
     t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0))); done; echo $t; }
 while read -r u; do send "$u" 2 > /dev/null 2>&1; done < "$WORK/users"   # warm up
-s0=$(cpu $SPID); p0=$(pg_cpu); t0=$(date +%s.%N); c0=$(awk '/^ctxt/ {print $2}' /proc/stat)
+idle() { awk '/^cpu / {print $5 + $6}' /proc/stat; }   # idle + iowait, all CPUs, in ticks
+s0=$(cpu $SPID); p0=$(pg_cpu); t0=$(date +%s.%N); c0=$(awk '/^ctxt/ {print $2}' /proc/stat); i0=$(idle)
 i=0; pids=()
 while read -r u; do send "$u" "$N" > "$WORK/ab.$i" 2>&1 & pids+=($!); i=$((i + 1)); done < "$WORK/users"
 wait "${pids[@]}"
-s1=$(cpu $SPID); p1=$(pg_cpu); t1=$(date +%s.%N); c1=$(awk '/^ctxt/ {print $2}' /proc/stat)
+s1=$(cpu $SPID); p1=$(pg_cpu); t1=$(date +%s.%N); c1=$(awk '/^ctxt/ {print $2}' /proc/stat); i1=$(idle)
 ok=$(cat "$WORK"/ab.* | awk '/Complete requests/ {s += $3} END {print s}')
 bad=$(cat "$WORK"/ab.* | awk '/Non-2xx/ {s += $3} END {print s + 0}')
 python3 -c "
 n, hz, el = $ok, $(getconf CLK_TCK), $t1 - $t0
 print(f'sends {n} (non-2xx {$bad}) in {el:.2f}s = {n / el:.0f}/s; parley CPU '
       f'{($s1 - $s0) * 1000 / hz / n:.3f} ms/send; PostgreSQL backends CPU '
-      f'{($p1 - $p0) * 1000 / hz / n:.3f} ms/send; context switches (machine) {($c1 - $c0) / n:.1f}/send')"
+      f'{($p1 - $p0) * 1000 / hz / n:.3f} ms/send; context switches (machine) {($c1 - $c0) / n:.1f}/send; '
+      f'machine idle {100 * ($i1 - $i0) / hz / el / $(nproc):.0f} % of its {$(nproc)} CPUs')"

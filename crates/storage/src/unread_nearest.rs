@@ -99,6 +99,7 @@ impl UnreadNearest {
                 Direction::Before => (from.saturating_sub(width - 1), from),
                 Direction::After => (from, from.saturating_add(width - 1)),
             };
+            let window = cap(&self.gaps, window, direction, MAX_GAPS_PER_WINDOW);
             let clipped = clip(&self.gaps, window);
             if clipped.is_empty() {
                 match next_start(&self.gaps, window, direction) {
@@ -146,6 +147,49 @@ impl UnreadNearest {
         .bind(Bind::Int(size))
         .prepared();
         Ok(sql.load::<IdRow>(conn)?.into_iter().map(|r| r.id).collect())
+    }
+}
+
+/// Most gaps a window starts: each is a probe of the channel index, and a reader's gaps can be
+/// many and close together (one per unread message when every fourth is unread) after long
+/// runs of gaps with no message (a span's start before its channel's first message): a window
+/// grown over those took in every gap of the dense part at once (400 probes, 3 ms, to find
+/// one message for `anchor=first_unread`).
+const MAX_GAPS_PER_WINDOW: usize = 64;
+
+/// `window` narrowed on its far side (from the walk's start) so that at most `max` gaps start
+/// in it; never narrower than the start ID itself.
+fn cap(
+    gaps: &[(i64, i64, i64)],
+    (low, high): (i64, i64),
+    direction: Direction,
+    max: usize,
+) -> (i64, i64) {
+    match direction {
+        Direction::After => {
+            let mut starts: Vec<i64> = gaps
+                .iter()
+                .filter(|(_, l, h)| *h >= low && *l <= high)
+                .map(|(_, l, _)| (*l).max(low))
+                .collect();
+            if starts.len() <= max {
+                return (low, high);
+            }
+            starts.select_nth_unstable(max);
+            (low, (starts[max] - 1).max(low))
+        }
+        Direction::Before => {
+            let mut ends: Vec<i64> = gaps
+                .iter()
+                .filter(|(_, l, h)| *l <= high && *h >= low)
+                .map(|(_, _, h)| (*h).min(high))
+                .collect();
+            if ends.len() <= max {
+                return (low, high);
+            }
+            ends.select_nth_unstable_by(max, |a, b| b.cmp(a));
+            ((ends[max] + 1).min(high), high)
+        }
     }
 }
 
@@ -220,6 +264,22 @@ fn ids_in(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_window_starts_at_most_so_many_gaps() {
+        let gaps: Vec<(i64, i64, i64)> = (0..10).map(|i| (i, 100 + 10 * i, 104 + 10 * i)).collect();
+        // After: gaps start at 100, 110, ..., 190; three of them end the window before 130.
+        assert_eq!(cap(&gaps, (0, 1_000), Direction::After, 3), (0, 129));
+        assert_eq!(cap(&gaps, (0, 1_000), Direction::After, 10), (0, 1_000));
+        // A gap that began before the window counts as starting at its start.
+        assert_eq!(cap(&gaps, (102, 1_000), Direction::After, 1), (102, 109));
+        // Before: gaps end at 194, 184, ...; three of them begin the window after 164.
+        assert_eq!(cap(&gaps, (0, 1_000), Direction::Before, 3), (165, 1_000));
+        // Never narrower than the start itself.
+        let same = [(1, 50, 60), (2, 50, 70), (3, 50, 80)];
+        assert_eq!(cap(&same, (50, 1_000), Direction::After, 1), (50, 50));
+        assert_eq!(cap(&same, (0, 50), Direction::Before, 1), (50, 50));
+    }
 
     #[test]
     fn clipping_keeps_the_parts_inside_the_window() {

@@ -170,3 +170,34 @@ async fn a_page_around_the_first_unread_reads_the_readers_state_once() {
         );
     }
 }
+
+busy_backend_test! {
+    /// Every third message unread, each its own gap between read ranges: more gaps than one
+    /// window takes (`unread_nearest::MAX_GAPS_PER_WINDOW`), so the walk goes window by window
+    /// through them, from either side and from the middle.
+    async fn many_small_gaps_are_walked_window_by_window(app) {
+        let (ann, bob, _) = app.ann_and_bob_in("many").await;
+        let mut sent = Vec::new();
+        for i in 0..240 {
+            sent.push(app.send_to_channel(&bob, "many", "t", &format!("m{i}")).await);
+        }
+        let read: Vec<i64> = sent.iter().enumerate().filter(|(i, _)| i % 3 != 1)
+            .map(|(_, id)| *id).collect();
+        app.post("/messages/flags").as_user(&ann).json_param("messages", &json!(read))
+            .param("op", "add").param("flag", "read").send().await.success();
+        let unread: Vec<i64> = sent.iter().copied().filter(|id| !read.contains(id)).collect();
+        assert_eq!(unread.len(), 80);
+        let narrow = json!([["is", "unread"]]);
+        let anchors = (unread[0], unread[unread.len() / 2], *unread.last().unwrap());
+        assert_pages(&app, &ann, &narrow, &unread, anchors, &SHAPES).await;
+        assert_eq!(first_unread(&app, &ann, &narrow).await, unread[0]);
+        assert_eq!(first_unread(&app, &ann, &json!([])).await, unread[0]);
+        for anchor in [sent[0], sent[100], sent[101], sent[239]] {
+            assert_eq!(
+                page(&app, &ann, &narrow, &anchor.to_string(), 70, 70).await,
+                expected(&unread, anchor, 70, 70),
+                "anchor {anchor}"
+            );
+        }
+    }
+}
