@@ -150,15 +150,17 @@ impl UnreadNearest {
     }
 }
 
-/// Most gaps a window starts: each is a probe of the channel index, and a reader's gaps can be
-/// many and close together (one per unread message when every fourth is unread) after long
-/// runs of gaps with no message (a span's start before its channel's first message): a window
-/// grown over those took in every gap of the dense part at once (400 probes, 3 ms, to find
-/// one message for `anchor=first_unread`).
+/// Most gaps a window takes in beyond those reaching its start: each is a probe of the channel
+/// index, and a reader's gaps can be many and close together (one per unread message when
+/// every fourth is unread) after long runs of gaps with no message (a span's start before its
+/// channel's first message): a window grown over those took in every gap of the dense part at
+/// once (400 probes, 3 ms, to find one message for `anchor=first_unread`).
 const MAX_GAPS_PER_WINDOW: usize = 64;
 
-/// `window` narrowed on its far side (from the walk's start) so that at most `max` gaps start
-/// in it; never narrower than the start ID itself.
+/// `window` narrowed on its far side so that at most `max` gaps begin in it after its start
+/// (the gaps that reach the start are in every window from there, whatever its width, so they
+/// do not count: counting them made windows one ID wide where a hundred channels' gaps
+/// overlapped).
 fn cap(
     gaps: &[(i64, i64, i64)],
     (low, high): (i64, i64),
@@ -169,26 +171,26 @@ fn cap(
         Direction::After => {
             let mut starts: Vec<i64> = gaps
                 .iter()
-                .filter(|(_, l, h)| *h >= low && *l <= high)
-                .map(|(_, l, _)| (*l).max(low))
+                .filter(|(_, l, _)| *l > low && *l <= high)
+                .map(|(_, l, _)| *l)
                 .collect();
             if starts.len() <= max {
                 return (low, high);
             }
             starts.select_nth_unstable(max);
-            (low, (starts[max] - 1).max(low))
+            (low, starts[max] - 1)
         }
         Direction::Before => {
             let mut ends: Vec<i64> = gaps
                 .iter()
-                .filter(|(_, l, h)| *l <= high && *h >= low)
-                .map(|(_, _, h)| (*h).min(high))
+                .filter(|(_, _, h)| *h < high && *h >= low)
+                .map(|(_, _, h)| *h)
                 .collect();
             if ends.len() <= max {
                 return (low, high);
             }
             ends.select_nth_unstable_by(max, |a, b| b.cmp(a));
-            ((ends[max] + 1).min(high), high)
+            (ends[max] + 1, high)
         }
     }
 }
@@ -266,19 +268,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_window_starts_at_most_so_many_gaps() {
+    fn a_window_takes_in_at_most_so_many_gaps_beyond_its_start() {
         let gaps: Vec<(i64, i64, i64)> = (0..10).map(|i| (i, 100 + 10 * i, 104 + 10 * i)).collect();
-        // After: gaps start at 100, 110, ..., 190; three of them end the window before 130.
+        // After: gaps begin at 100, 110, ..., 190; three of them, and the window ends before 130.
         assert_eq!(cap(&gaps, (0, 1_000), Direction::After, 3), (0, 129));
         assert_eq!(cap(&gaps, (0, 1_000), Direction::After, 10), (0, 1_000));
-        // A gap that began before the window counts as starting at its start.
-        assert_eq!(cap(&gaps, (102, 1_000), Direction::After, 1), (102, 109));
-        // Before: gaps end at 194, 184, ...; three of them begin the window after 164.
+        // The gap reaching the start does not count.
+        assert_eq!(cap(&gaps, (102, 1_000), Direction::After, 1), (102, 119));
+        // Before: gaps end at 194, 184, ...; three of them, and the window begins after 164.
         assert_eq!(cap(&gaps, (0, 1_000), Direction::Before, 3), (165, 1_000));
-        // Never narrower than the start itself.
-        let same = [(1, 50, 60), (2, 50, 70), (3, 50, 80)];
-        assert_eq!(cap(&same, (50, 1_000), Direction::After, 1), (50, 50));
-        assert_eq!(cap(&same, (0, 50), Direction::Before, 1), (50, 50));
+        assert_eq!(cap(&gaps, (0, 192), Direction::Before, 1), (175, 192));
+        // Many gaps reaching the start, as many channels' gaps overlap: the window still grows.
+        let overlapping: Vec<(i64, i64, i64)> = (0..100).map(|c| (c, 10, 1_000)).collect();
+        assert_eq!(cap(&overlapping, (50, 500), Direction::After, 1), (50, 500));
+        assert_eq!(
+            cap(&overlapping, (50, 500), Direction::Before, 1),
+            (50, 500)
+        );
     }
 
     #[test]
