@@ -298,7 +298,11 @@ fn resolve_narrow(
             },
             Operator::In { home } => {
                 if *home {
-                    Condition::Not(Box::new(muted(conn, reader)?))
+                    match muted(conn, reader)? {
+                        // Nothing muted: every message is in the home view.
+                        Condition::Nothing => Condition::All(Vec::new()),
+                        muted => Condition::Not(Box::new(muted)),
+                    }
                 } else {
                     continue;
                 }
@@ -352,21 +356,30 @@ fn topics_among(
 
 /// What the reader has muted, as the reference reads it: the topics of muted channels that
 /// they did not unmute or follow, and muted topics anywhere (one statement reads both).
+/// [`Condition::Nothing`] when nothing is: the condition then costs the page nothing (it was
+/// a term per followed topic under a false one, which PostgreSQL still planned).
 fn muted(conn: &mut DbConn, reader: &User) -> ActionResult<Condition> {
     let muting = user_topics::muting_of(conn, reader.id)?;
-    let unmuted = topics_among(
-        &muting.topics,
-        &[VisibilityPolicy::Unmuted, VisibilityPolicy::Followed],
-    );
-    let in_muted_channels = Condition::All(vec![
-        Condition::ChannelIn(muting.muted_channels),
-        Condition::Not(Box::new(Condition::TopicIn(unmuted))),
-    ]);
+    let mut parts = Vec::new();
+    if !muting.muted_channels.is_empty() {
+        let unmuted = topics_among(
+            &muting.topics,
+            &[VisibilityPolicy::Unmuted, VisibilityPolicy::Followed],
+        );
+        parts.push(Condition::All(vec![
+            Condition::ChannelIn(muting.muted_channels),
+            Condition::Not(Box::new(Condition::TopicIn(unmuted))),
+        ]));
+    }
     let muted_topics = topics_among(&muting.topics, &[VisibilityPolicy::Muted]);
-    Ok(Condition::Any(vec![
-        in_muted_channels,
-        Condition::TopicIn(muted_topics),
-    ]))
+    if !muted_topics.is_empty() {
+        parts.push(Condition::TopicIn(muted_topics));
+    }
+    Ok(match parts.len() {
+        0 => Condition::Nothing,
+        1 => parts.remove(0),
+        _ => Condition::Any(parts),
+    })
 }
 
 /// What the first unread message skips, as the reference's `exclude_muting_conditions`:
@@ -380,11 +393,13 @@ fn first_unread_muting(
         .iter()
         .any(|t| !t.negated && matches!(t.operator, Operator::Channel(_)));
     match in_channel {
-        true => Ok(Condition::TopicIn(topics_with(
-            conn,
-            reader,
-            &[VisibilityPolicy::Muted],
-        )?)),
+        true => {
+            let topics = topics_with(conn, reader, &[VisibilityPolicy::Muted])?;
+            Ok(match topics.is_empty() {
+                true => Condition::Nothing,
+                false => Condition::TopicIn(topics),
+            })
+        }
         false => muted(conn, reader),
     }
 }
@@ -496,11 +511,10 @@ fn select_page(
         Anchor::Id(id) => id,
         Anchor::FirstUnread => {
             let mut conditions = resolved.conditions.clone();
-            conditions.push(Condition::Not(Box::new(first_unread_muting(
-                conn,
-                reader,
-                &query.narrow,
-            )?)));
+            match first_unread_muting(conn, reader, &query.narrow)? {
+                Condition::Nothing => {}
+                skipped => conditions.push(Condition::Not(Box::new(skipped))),
+            }
             messages::first_unread(conn, &resolved.audience, &conditions)?.unwrap_or(NEWEST_ANCHOR)
         }
     };

@@ -162,6 +162,18 @@ backend_test! {
         assert_eq!(ids(json!([["in", "home"]])).await, vec![noise_y, dev_a, dm]);
         assert_eq!(ids(json!([{"operator": "is", "operand": "muted", "negated": true}])).await, vec![noise_y, dev_a, dm]);
         assert_eq!(ids(json!([["channel", "dev"], ["is", "muted"]])).await, vec![dev_b]);
+        // Bob mutes nothing: his home view is everything, `is:muted` and `-in:home` nothing.
+        for (narrow, expected) in [
+            (json!([["in", "home"]]), vec![dev_b, noise_x, noise_y, dev_a, dm]),
+            (json!([["is", "muted"]]), vec![]),
+            (json!([{"operator": "in", "operand": "home", "negated": true}]), vec![]),
+        ] {
+            let page = app.get("/messages").as_user(&bob).param("anchor", "oldest").param("num_before", 0)
+                .param("num_after", 100).json_param("narrow", &narrow).send().await.success();
+            let got: Vec<i64> = page["messages"].as_array().unwrap().iter().map(|m| m["id"].as_i64().unwrap())
+                .filter(|id| [dev_b, noise_x, noise_y, dev_a, dm].contains(id)).collect();
+            assert_eq!(got, expected, "{narrow}");
+        }
 
         // The first unread skips what is muted; inside a muted channel, only muted topics.
         let first = |narrow: Value| {
