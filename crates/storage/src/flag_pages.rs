@@ -195,9 +195,9 @@ const MAX_TOPICS: usize = 500;
 
 /// The topics a message must be in to match (`is:followed`: a top-level list of topics), when
 /// the narrow has no search; at most [`MAX_TOPICS`]. Such a narrow's messages are few and
-/// spread over the history, which the generic query walks for them (23 ms for a page of the
-/// heavy user's followed topics at 300,000 messages); each topic's own index range
-/// (`messages_by_topic`) gives them in ID order.
+/// spread over the history, which the generic query walks for them (SQLite, 300,000 messages,
+/// the heavy user's 48 followed topics: 12.7 ms for the newest 100, 3.7 ms from the topics);
+/// each topic's own index range (`messages_by_topic`) gives them in ID order.
 fn followed(conditions: &[Condition]) -> Option<Vec<(ChannelId, String)>> {
     if conditions.iter().any(|c| matches!(c, Condition::Search(_))) {
         return None;

@@ -313,25 +313,18 @@ impl Audience {
 
     /// The reader's spans and read ranges, read at the first call.
     fn spans(&self, conn: &mut DbConn) -> Result<&ReaderSpans, StorageError> {
-        if let Some(spans) = self.known.spans.get() {
-            return Ok(spans);
-        }
-        let spans = ReaderSpans::read(conn, self.reader)?;
-        Ok(self.known.spans.get_or_init(|| spans))
+        known(&self.known.spans, || ReaderSpans::read(conn, self.reader))
     }
 
     /// The channels of the reader's spans: from their spans when a query of the request read
     /// them, else alone (an index-only read; the spans with their read ranges cost several
     /// times more, for pages that need no gaps).
     fn span_channels(&self, conn: &mut DbConn) -> Result<&[i64], StorageError> {
-        if let Some(channels) = self.known.span_channels.get() {
-            return Ok(channels);
-        }
-        let channels = match self.known.spans.get() {
-            Some(spans) => spans.channels(),
-            None => span_channels(conn, self.reader)?,
-        };
-        Ok(self.known.span_channels.get_or_init(|| channels))
+        known(&self.known.span_channels, || match self.known.spans.get() {
+            Some(spans) => Ok(spans.channels()),
+            None => span_channels(conn, self.reader),
+        })
+        .map(Vec::as_slice)
     }
 
     /// The reader's unread gaps `(channel, low, high)`, cut at the newest message (the gaps
@@ -341,19 +334,30 @@ impl Audience {
         &self,
         conn: &mut DbConn,
     ) -> Result<&[(i64, i64, i64)], StorageError> {
-        if let Some(gaps) = self.known.unread_gaps.get() {
-            return Ok(gaps);
-        }
-        let spans = self.spans(conn)?;
-        let newest = spans.newest;
-        let gaps = spans
-            .gaps()
-            .into_iter()
-            .filter(|(_, low, _)| *low <= newest)
-            .map(|(channel, low, high)| (channel, low, high.min(newest)))
-            .collect();
-        Ok(self.known.unread_gaps.get_or_init(|| gaps))
+        known(&self.known.unread_gaps, || {
+            let spans = self.spans(conn)?;
+            let newest = spans.newest;
+            Ok(spans
+                .gaps()
+                .into_iter()
+                .filter(|(_, low, _)| *low <= newest)
+                .map(|(channel, low, high)| (channel, low, high.min(newest)))
+                .collect())
+        })
+        .map(Vec::as_slice)
     }
+}
+
+/// The value of `cell`, read by `read` if it has none yet.
+fn known<T>(
+    cell: &std::sync::OnceLock<T>,
+    read: impl FnOnce() -> Result<T, StorageError>,
+) -> Result<&T, StorageError> {
+    if let Some(value) = cell.get() {
+        return Ok(value);
+    }
+    let value = read()?;
+    Ok(cell.get_or_init(|| value))
 }
 
 /// Which side of the anchor to read.

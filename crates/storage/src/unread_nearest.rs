@@ -8,7 +8,8 @@
 //! ranges, one statement per request: `Audience`) and read in ID windows from the anchor outwards:
 //! each window's query asks for the gaps' messages inside it, nearest first, with a `LIMIT`. The
 //! first window is [`FIRST_WINDOW_PER_ROW`] IDs per message wanted; each next one, adjacent and
-//! further out, four times larger, until the page is full or no gap is left; a window that no gap
+//! further out, four times larger (but taking in at most [`MAX_GAPS_PER_WINDOW`] gaps beyond
+//! those reaching its start), until the page is full or no gap is left; a window that no gap
 //! reaches is skipped without a query. The rows no span covers (direct messages, historical rows)
 //! are few and read once per batch through their partial index (`user_messages_unread`), nearest
 //! first. The gaps of current spans are open-ended; they are cut at the newest message, read once
