@@ -135,10 +135,7 @@ pub(crate) fn page(
     loop {
         let need = limit - i64::try_from(found.len()).unwrap_or(i64::MAX);
         if walked >= MAX_CANDIDATES && !matches!(driver, Driver::Unread(_)) {
-            let op = match direction {
-                Direction::Before => "<=",
-                Direction::After => ">=",
-            };
+            let (op, _) = direction.beyond_edge();
             let mut sql = base.clone();
             sql.push(&format!(" AND m.id {op} "))
                 .bind(Bind::Int(edge))
@@ -223,10 +220,7 @@ fn in_topics(
     direction: Direction,
     size: i64,
 ) -> Result<(Vec<i64>, bool), StorageError> {
-    let (op, order) = match direction {
-        Direction::Before => ("<=", "DESC"),
-        Direction::After => (">=", "ASC"),
-    };
+    let (op, order) = direction.beyond_edge();
     let mut sql = SqlBuilder::new();
     if matches!(conn, DbConn::Pg(_)) {
         let pairs: Vec<(i64, String)> = topics
@@ -280,10 +274,7 @@ fn candidates(
     direction: Direction,
     size: i64,
 ) -> Result<(Vec<i64>, bool), StorageError> {
-    let (op, order) = match direction {
-        Direction::Before => ("<=", "DESC"),
-        Direction::After => (">=", "ASC"),
-    };
+    let (op, order) = direction.beyond_edge();
     let u = reader.0;
     // The flag stays a literal: it is the partial index's predicate.
     let mut sql = SqlBuilder::new();

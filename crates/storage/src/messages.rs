@@ -369,6 +369,18 @@ pub enum Direction {
     After,
 }
 
+impl Direction {
+    /// The SQL comparison that keeps the IDs at or beyond an edge on this side, and the order
+    /// that lists them nearest the edge first: `(">=", "ASC")` after it, `("<=", "DESC")`
+    /// before it.
+    pub(crate) fn beyond_edge(self) -> (&'static str, &'static str) {
+        match self {
+            Direction::Before => ("<=", "DESC"),
+            Direction::After => (">=", "ASC"),
+        }
+    }
+}
+
 /// One side of an anchor that a page reads: the ways of reading a page
 /// (`search_windows`, `flag_pages`) take it whole.
 #[derive(Debug, Clone, Copy)]
@@ -793,9 +805,8 @@ pub fn page(
         }
     }
     let (op, order) = match (direction, include_anchor) {
-        (Direction::Before, true) => ("<=", "DESC"),
+        (_, true) => direction.beyond_edge(),
         (Direction::Before, false) => ("<", "DESC"),
-        (Direction::After, true) => (">=", "ASC"),
         (Direction::After, false) => (">", "ASC"),
     };
     let (mut sql, column) = match matching_by_search(conn, audience, conditions)? {

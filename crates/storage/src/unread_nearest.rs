@@ -128,10 +128,7 @@ impl UnreadNearest {
         direction: Direction,
         size: i64,
     ) -> Result<Vec<i64>, StorageError> {
-        let (op, order) = match direction {
-            Direction::Before => ("<=", "DESC"),
-            Direction::After => (">=", "ASC"),
-        };
+        let (op, order) = direction.beyond_edge();
         let mut sql = SqlBuilder::new();
         sql.push_for(
             &format!(
