@@ -335,11 +335,10 @@ fn topics_with(
     reader: &User,
     policies: &[VisibilityPolicy],
 ) -> ActionResult<Vec<(ChannelId, String)>> {
-    Ok(user_topics::of_user(conn, reader.id)?
-        .into_iter()
-        .filter(|t| policies.iter().any(|p| *p as i64 == t.visibility_policy))
-        .map(|t| (ChannelId(t.channel_id), t.topic_key))
-        .collect())
+    Ok(topics_among(
+        &user_topics::muting_of(conn, reader.id)?.topics,
+        policies,
+    ))
 }
 
 /// Those of `topics` (one reader's) with one of these policies, as `(channel, topic key)` pairs.

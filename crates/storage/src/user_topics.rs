@@ -112,7 +112,8 @@ pub fn set(
 
 /// What a reader has muted, read in one statement: the channels they muted (subscribed) and
 /// their policy for each topic that has one. Pages that skip muted messages (the home view,
-/// `anchor=first_unread`) read both; two statements cost a round trip more.
+/// `anchor=first_unread`) read both, `is:followed` the policies; two statements cost a round
+/// trip more.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Muting {
     /// The channels the reader is subscribed to and muted.
