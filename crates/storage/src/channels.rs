@@ -242,6 +242,26 @@ pub fn by_ids(conn: &mut DbConn, ids: &[ChannelId]) -> Result<Vec<Channel>, Stor
         .collect())
 }
 
+/// The names of these channels, for the messages that show them (a page names up to a hundred
+/// channels: their full rows, each with its permission settings to parse, cost several times
+/// more and say nothing more there).
+pub fn names_of(
+    conn: &mut DbConn,
+    ids: &[ChannelId],
+) -> Result<Vec<(ChannelId, String)>, StorageError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let raw: Vec<i64> = ids.iter().map(|id| id.0).collect();
+    Ok(channels::table
+        .filter(channels::id.eq_any(raw))
+        .select((channels::id, channels::name))
+        .load::<(i64, String)>(conn)?
+        .into_iter()
+        .map(|(id, name)| (ChannelId(id), name))
+        .collect())
+}
+
 /// Records a channel's first message, once.
 pub fn set_first_message(
     conn: &mut DbConn,

@@ -1,6 +1,7 @@
 //! The organization cache (`parley_actions::realm_cache`): a change of a setting, a linkifier, a
-//! custom emoji or a group's members applies to the very next request, on the node that made it
-//! and, on PostgreSQL, on another node as soon as that node has delivered the change's event.
+//! custom emoji, a group's members, a person's or a channel's name applies to the very next
+//! request, on the node that made it and, on PostgreSQL, on another node as soon as that node
+//! has delivered the change's event.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -172,6 +173,46 @@ backend_test! {
     }
 }
 
+/// The sender's name and the channel's name of `reader`'s newest message, as a page shows them.
+async fn names_shown(app: &TestApp, reader: &Account) -> (String, String) {
+    let page = app
+        .get("/messages")
+        .as_user(reader)
+        .param("anchor", "newest")
+        .param("num_before", "1")
+        .param("num_after", "0")
+        .send()
+        .await
+        .success();
+    let m = &page["messages"][0];
+    let name = |field: &str| m[field].as_str().expect(field).to_owned();
+    (name("sender_full_name"), name("display_recipient"))
+}
+
+backend_test! {
+    async fn renamed_people_and_channels_show_in_the_next_page(app) {
+        let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
+        let bob = app.create_user("bob@parley.test", "Bob", Role::Member).await;
+        let town = app.create_channel(&app.owner, "town", &[&ann, &bob], &[]).await;
+        app.send_to_channel(&ann, "town", "t", "hello").await;
+        assert_eq!(names_shown(&app, &bob).await, ("Ann".into(), "town".into()));
+        // Both kept now; an administrator renames them, one at a time.
+        app.patch(&format!("/streams/{town}")).as_user(&app.owner)
+            .param("new_name", "city").send().await.success();
+        assert_eq!(names_shown(&app, &bob).await, ("Ann".into(), "city".into()));
+        app.patch(&format!("/users/{}", ann.user_id.0)).as_user(&app.owner)
+            .param("full_name", "Ann Lee").send().await.success();
+        assert_eq!(names_shown(&app, &bob).await, ("Ann Lee".into(), "city".into()));
+        // And a new message's event names them as its page does.
+        let q = app.register(&bob, &[("event_types", json!(["message"]))]).await["queue_id"]
+            .as_str().unwrap().to_owned();
+        app.send_to_channel(&ann, "city", "t", "again").await;
+        let events = app.events_of(&bob, &q, &["message"]).await;
+        assert_eq!(events[0]["message"]["sender_full_name"], "Ann Lee");
+        assert_eq!(events[0]["message"]["display_recipient"], "city");
+    }
+}
+
 /// Waits until `node` has delivered an event of `kind` to the queue.
 async fn wait_for_event(node: &TestApp, who: &Account, queue: &str, kind: &str) {
     for _ in 0..100 {
@@ -273,12 +314,39 @@ async fn another_nodes_changes_apply_once_their_event_arrived() {
         .await
         .error(401, "USER_DEACTIVATED");
 
+    // A channel's name, which pages show from the cache.
+    one.send_to_channel(&one.owner, "town", "t", "named").await;
+    assert_eq!(names_shown(one, &ann).await.1, "town");
+    let town = one
+        .get("/get_stream_id")
+        .as_user(&ann)
+        .param("stream", "town")
+        .send()
+        .await
+        .success()["stream_id"]
+        .as_i64()
+        .unwrap();
+    let q = one
+        .register(&ann, &[("event_types", json!(["stream"]))])
+        .await["queue_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    zero.patch(&format!("/streams/{town}"))
+        .as_user(&zero.owner)
+        .param("new_name", "city")
+        .send()
+        .await
+        .success();
+    wait_for_event(one, &ann, &q, "stream").await;
+    assert_eq!(names_shown(one, &ann).await.1, "city");
+
     // A setting checked on send.
     fn empty<'a>(node: &'a TestApp, ann: &Account) -> parley_tests::RequestBuilder<'a> {
         node.post("/messages")
             .as_user(ann)
             .param("type", "stream")
-            .param("to", "town")
+            .param("to", "city")
             .param("topic", "")
             .param("content", "x")
     }

@@ -3,11 +3,12 @@
 
 use crate::context::Context;
 use crate::error::ActionResult;
+use crate::realm_cache;
 use parley_domain::message::{dm_participants, flags, EMPTY_TOPIC_DISPLAY_NAME};
 use parley_domain::user::{can_access_delivery_email, User};
 use parley_domain::{ChannelId, MessageId, UserId};
 use parley_storage::messages::ReadMessage;
-use parley_storage::{channels, reactions, users, DbConn};
+use parley_storage::{reactions, DbConn};
 use parley_wire::message::{DirectRecipient, DisplayRecipient, Message, Reaction};
 use parley_wire::user::avatar_url;
 use std::collections::{HashMap, HashSet};
@@ -48,14 +49,9 @@ fn load_page(conn: &mut DbConn, list: &[ReadMessage]) -> ActionResult<PageContex
             user_ids.extend(dm_participants(key));
         }
     }
-    let people = users::by_ids(conn, &user_ids.into_iter().collect::<Vec<_>>())?
-        .into_iter()
-        .map(|u| (u.id, u))
-        .collect();
-    let channel_names = channels::by_ids(conn, &channel_ids.into_iter().collect::<Vec<_>>())?
-        .into_iter()
-        .map(|c| (c.id, c.name))
-        .collect();
+    let people = realm_cache::people(conn, &user_ids.into_iter().collect::<Vec<_>>())?;
+    let channel_names =
+        realm_cache::channel_names(conn, &channel_ids.into_iter().collect::<Vec<_>>())?;
     let ids: Vec<MessageId> = list.iter().map(|m| MessageId(m.row.id)).collect();
     let mut by_message: HashMap<MessageId, Vec<Reaction>> = HashMap::new();
     for r in reactions::of_messages(conn, &ids)? {
@@ -95,14 +91,11 @@ pub fn new_message(
     }
     wanted.retain(|id| !people.contains_key(id));
     if !wanted.is_empty() {
-        people.extend(users::by_ids(conn, &wanted)?.into_iter().map(|u| (u.id, u)));
+        people.extend(realm_cache::people(conn, &wanted)?);
     }
     let channel_names = match (message.row.channel_id, channel_name) {
         (Some(id), Some(name)) => HashMap::from([(ChannelId(id), name.to_owned())]),
-        (Some(id), None) => channels::by_ids(conn, &[ChannelId(id)])?
-            .into_iter()
-            .map(|c| (c.id, c.name))
-            .collect(),
+        (Some(id), None) => realm_cache::channel_names(conn, &[ChannelId(id)])?,
         (None, _) => HashMap::new(),
     };
     let mut page = PageContext {

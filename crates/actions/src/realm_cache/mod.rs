@@ -1,13 +1,14 @@
 //! The organization's policy (groups and permissions), linkifiers, custom emoji, outgoing
 //! webhook bots, what sends read about people (alert words, mutes, topic settings:
-//! `send_inputs`) and the API callers (`callers`), kept in memory between requests instead
-//! of being read again by every request, send, edit, rendering and permission check.
+//! `send_inputs`), the API callers (`callers`) and what message records show of people and
+//! channels (`presentation`), kept in memory between requests instead of being read again by
+//! every request, send, edit, rendering, permission check and page of messages.
 //!
 //! **Filled** on first use, by whichever action asks first, from its own connection.
 //!
 //! **Invalidated** by the events that announce a change (`INVALIDATING`: `realm`,
 //! `realm_user`, `realm_bot`, `user_group`, `realm_linkifiers`, `realm_emoji`,
-//! `realm_user_settings_defaults`, `alert_words`, `muted_users`, `user_settings`): when a
+//! `realm_user_settings_defaults`, `alert_words`, `muted_users`, `user_settings`, `stream`): when a
 //! transaction records such an event, and again when such an event is delivered, whether this
 //! process committed it or another process did (from the event log, on PostgreSQL). One mechanism thus
 //! serves one process and several; another process's change applies here once its event has
@@ -28,8 +29,10 @@
 //! database as before.
 
 mod callers;
+mod presentation;
 mod send_inputs;
 
+pub(crate) use presentation::{channel_names, people};
 pub(crate) use send_inputs::{alert_words_of, muters_of, send_settings};
 
 use crate::outgoing_webhooks::OutgoingBots;
@@ -56,6 +59,7 @@ const INVALIDATING: &[&str] = &[
     "muted_users",
     "user_settings",
     "realm_bot",
+    "stream",
 ];
 
 /// Event types whose recording means that what a send read before its writing turn may have
@@ -93,6 +97,10 @@ struct State {
     send_settings: HashMap<UserId, send_inputs::SendSettings>,
     /// Authenticated API callers by address, with their API key (`callers`).
     api_callers: HashMap<String, (parley_domain::user::User, String)>,
+    /// People shown in message records, by ID (`presentation`).
+    people: HashMap<UserId, parley_domain::user::User>,
+    /// Channel names shown in message records, by ID (`presentation`).
+    channel_names: HashMap<parley_domain::ChannelId, String>,
     /// Bumped whenever a transaction records a [`SEND_INPUTS`] event, and again after it ends.
     inputs_generation: u64,
     /// Transactions that recorded such an event and have not ended.
@@ -313,6 +321,8 @@ fn invalidate(state: &mut State) {
     state.muters = None;
     state.send_settings.clear();
     state.api_callers.clear();
+    state.people.clear();
+    state.channel_names.clear();
 }
 
 /// Whether an event announces a change of what is cached.
