@@ -90,7 +90,7 @@ impl UnreadNearest {
     ) -> Result<(Vec<i64>, bool), StorageError> {
         let mut found: Vec<i64> = Vec::new();
         let mut from = edge;
-        let mut width = size.saturating_mul(FIRST_WINDOW_PER_ROW).max(256);
+        let mut width = first_width(size);
         loop {
             let need = size - found.len() as i64;
             if need <= 0 {
@@ -145,6 +145,19 @@ impl UnreadNearest {
         .bind(Bind::Int(size))
         .prepared();
         Ok(sql.load::<IdRow>(conn)?.into_iter().map(|r| r.id).collect())
+    }
+}
+
+/// The first window's width for a walk that wants `size` messages. A window's width bounds how
+/// many messages each of its gaps' probes may read (up to the messages still wanted); when one
+/// message is wanted (the first unread message of `anchor=first_unread`) a probe reads at most
+/// one whatever the width, so the window is unbounded and only its gap cap narrows it. Grown
+/// from 256 IDs, the walk to the heavy user's first unread message took six windows, the first
+/// five over gaps with no message (a span's start before its channel's first message).
+fn first_width(size: i64) -> i64 {
+    match size {
+        ..=1 => i64::MAX,
+        _ => size.saturating_mul(FIRST_WINDOW_PER_ROW).max(256),
     }
 }
 
