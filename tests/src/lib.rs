@@ -453,6 +453,20 @@ impl TestApp {
             .expect("channel id")
     }
 
+    /// The newest message `who` may read (their page of one at `anchor=newest`), or null.
+    pub async fn newest_message(&self, who: &Account) -> Value {
+        let mut page = self
+            .get("/messages")
+            .as_user(who)
+            .param("anchor", "newest")
+            .param("num_before", "1")
+            .param("num_after", "0")
+            .send()
+            .await
+            .success();
+        page["messages"][0].take()
+    }
+
     /// Sends a channel message as `who`; returns its ID.
     pub async fn send_to_channel(
         &self,

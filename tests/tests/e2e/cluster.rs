@@ -814,16 +814,7 @@ async fn a_process_delivers_its_own_entries_without_reading_them_back() {
             continue;
         }
         tokio::time::sleep(Duration::from_millis(300)).await;
-        let found = app
-            .get("/messages")
-            .as_user(&app.owner)
-            .param("anchor", "newest")
-            .param("num_before", "1")
-            .param("num_after", "0")
-            .send()
-            .await
-            .success();
-        let newest = &found["messages"][0];
+        let newest = app.newest_message(&app.owner).await;
         if newest["content"].as_str().unwrap_or("").contains(&content) {
             dropped = newest["id"].as_i64();
             break;

@@ -175,16 +175,7 @@ backend_test! {
 
 /// The sender's name and the channel's name of `reader`'s newest message, as a page shows them.
 async fn names_shown(app: &TestApp, reader: &Account) -> (String, String) {
-    let page = app
-        .get("/messages")
-        .as_user(reader)
-        .param("anchor", "newest")
-        .param("num_before", "1")
-        .param("num_after", "0")
-        .send()
-        .await
-        .success();
-    let m = &page["messages"][0];
+    let m = app.newest_message(reader).await;
     let name = |field: &str| m[field].as_str().expect(field).to_owned();
     (name("sender_full_name"), name("display_recipient"))
 }
