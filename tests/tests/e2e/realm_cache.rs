@@ -204,6 +204,36 @@ backend_test! {
     }
 }
 
+/// The IDs of the messages whose events reached the queue.
+async fn messages_queued(app: &TestApp, who: &Account, queue: &str) -> Vec<i64> {
+    let events = app.events_of(who, queue, &["message"]).await;
+    events
+        .iter()
+        .filter_map(|e| e["message"]["id"].as_i64())
+        .collect()
+}
+
+backend_test! {
+    async fn a_channels_recipients_follow_subscriptions_from_one_send_to_the_next(app) {
+        let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
+        let bob = app.create_user("bob@parley.test", "Bob", Role::Member).await;
+        let cat = app.create_user("cat@parley.test", "Cat", Role::Member).await;
+        app.create_channel(&ann, "town", &[&ann, &bob], &[]).await;
+        let params = [("event_types", json!(["message"]))];
+        let bob_q = app.register(&bob, &params).await["queue_id"].as_str().unwrap().to_owned();
+        let cat_q = app.register(&cat, &params).await["queue_id"].as_str().unwrap().to_owned();
+        let first = app.send_to_channel(&ann, "town", "t", "one").await;
+        // The recipients are kept now (on SQLite); Cat joins and Bob leaves.
+        app.post("/users/me/subscriptions").as_user(&cat)
+            .json_param("subscriptions", &json!([{"name": "town"}])).send().await.success();
+        app.delete("/users/me/subscriptions").as_user(&bob)
+            .json_param("subscriptions", &json!(["town"])).send().await.success();
+        let second = app.send_to_channel(&ann, "town", "t", "two").await;
+        assert_eq!(messages_queued(&app, &bob, &bob_q).await, vec![first], "the one who left");
+        assert_eq!(messages_queued(&app, &cat, &cat_q).await, vec![second], "the new subscriber");
+    }
+}
+
 /// Waits until `node` has delivered an event of `kind` to the queue.
 async fn wait_for_event(node: &TestApp, who: &Account, queue: &str, kind: &str) {
     for _ in 0..100 {

@@ -21,7 +21,7 @@ use parley_domain::user::User;
 use parley_domain::{ChannelId, ErrorCode, RequestError, UserId};
 use parley_markdown::Rendered;
 use parley_storage::subscriptions::Subscription;
-use parley_storage::{spans, users, DbConn};
+use parley_storage::{users, DbConn};
 use std::collections::{BTreeSet, HashSet};
 
 use super::{Destination, SendMessage};
@@ -101,7 +101,8 @@ pub(super) fn prepare(
             // muter's) waits for the channel's other sends there.
             let read_copies =
                 read_by_sender || !crate::realm_cache::muters_of(conn, sender.id)?.is_empty();
-            let recipients = spans::recipients_for_send(conn, channel.id, read_copies)?;
+            let recipients =
+                crate::realm_cache::recipients_for_send(conn, channel.id, read_copies)?;
             let spanned: HashSet<UserId> = recipients.iter().copied().collect();
             if rendered.stream_wildcard {
                 check_wildcard(

@@ -1,7 +1,7 @@
 //! The organization's policy (groups and permissions), linkifiers, custom emoji, outgoing
 //! webhook bots, what sends read about people (alert words, mutes, topic settings:
-//! `send_inputs`), the API callers (`callers`) and what message records show of people and
-//! channels (`presentation`), kept in memory between requests instead of being read again by
+//! `send_inputs`; on SQLite each channel's recipients: `recipients`), the API callers
+//! (`callers`) and what message records show of people and channels (`presentation`), kept in memory between requests instead of being read again by
 //! every request, send, edit, rendering, permission check and page of messages.
 //!
 //! **Filled** on first use, by whichever action asks first, from its own connection.
@@ -30,9 +30,11 @@
 
 mod callers;
 mod presentation;
+mod recipients;
 mod send_inputs;
 
 pub(crate) use presentation::{channel_names, people};
+pub(crate) use recipients::recipients_for_send;
 pub(crate) use send_inputs::{alert_words_of, muters_of, send_settings};
 
 use crate::outgoing_webhooks::OutgoingBots;
@@ -101,6 +103,9 @@ struct State {
     people: HashMap<UserId, parley_domain::user::User>,
     /// Channel names shown in message records, by ID (`presentation`).
     channel_names: HashMap<parley_domain::ChannelId, String>,
+    /// Each channel's recipients on SQLite, with the inputs generation they were read at
+    /// (`recipients`).
+    recipients: HashMap<parley_domain::ChannelId, recipients::Kept>,
     /// Bumped whenever a transaction records a [`SEND_INPUTS`] event, and again after it ends.
     inputs_generation: u64,
     /// Transactions that recorded such an event and have not ended.

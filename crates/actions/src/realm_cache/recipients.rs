@@ -1,0 +1,112 @@
+//! A channel's recipients (the users with an open span: `storage::spans`), kept between sends
+//! on SQLite. Reading a 266-member channel's open spans was a fifth of the process's CPU per
+//! send there (`docs/benchmarks.md`, stop 33).
+//!
+//! Kept per channel with the inputs generation it was read at ([`super::inputs_mark`]): every
+//! transaction that opens or closes a span (subscribing, unsubscribing, deactivating, losing
+//! access) records an event of [`super::SEND_INPUTS`], which moves the generation when recorded
+//! and again after its commit, so an entry read at the current generation, with no such
+//! transaction in progress, is what the spans hold now. SQLite only: one process serves a
+//! SQLite database and records every change. On PostgreSQL another node may have changed the
+//! spans before its event arrives here, and a send reads them after taking the channel's lock
+//! (`spans::recipients_for_send`), from the database.
+
+use super::{current, RealmCache};
+use parley_domain::{ChannelId, UserId};
+use parley_storage::{spans, DbConn, StorageError};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// The most channels whose recipients are kept (emptied past it).
+const MAX_CHANNELS: usize = 1_000;
+
+/// A channel's recipients, sorted, with the inputs generation they were read at.
+pub(super) type Kept = (u64, Arc<Vec<UserId>>);
+
+impl RealmCache {
+    fn recipients(
+        &self,
+        channel: ChannelId,
+        load: impl FnOnce() -> Result<Vec<UserId>, StorageError>,
+    ) -> Result<Arc<Vec<UserId>>, StorageError> {
+        let generation = {
+            let state = self.lock();
+            if !self.serving() || state.inputs_changing > 0 {
+                None
+            } else {
+                match state.recipients.get(&channel) {
+                    Some((read_at, users)) if *read_at == state.inputs_generation => {
+                        self.hits.fetch_add(1, Ordering::Relaxed);
+                        return Ok(Arc::clone(users));
+                    }
+                    _ => Some(state.inputs_generation),
+                }
+            }
+        };
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        let users = Arc::new(load()?);
+        if let Some(generation) = generation {
+            let mut state = self.lock();
+            if state.inputs_generation == generation && state.inputs_changing == 0 {
+                if state.recipients.len() >= MAX_CHANNELS {
+                    state.recipients.clear();
+                }
+                state
+                    .recipients
+                    .insert(channel, (generation, Arc::clone(&users)));
+            }
+        }
+        Ok(users)
+    }
+}
+
+/// The recipients of a message sent to `channel` now, sorted by ID: kept between sends on
+/// SQLite (in an action's scope), read after the channel's lock on PostgreSQL
+/// (`spans::recipients_for_send`).
+pub(crate) fn recipients_for_send(
+    conn: &mut DbConn,
+    channel: ChannelId,
+    read_copies: bool,
+) -> Result<Arc<Vec<UserId>>, StorageError> {
+    match (current(), matches!(conn, DbConn::Sqlite(_))) {
+        (Some(cache), true) => cache.recipients(channel, || {
+            spans::recipients_for_send(conn, channel, read_copies)
+        }),
+        _ => Ok(Arc::new(spans::recipients_for_send(
+            conn,
+            channel,
+            read_copies,
+        )?)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    #[test]
+    fn kept_until_a_send_input_changes() {
+        let cache = Arc::new(RealmCache::default());
+        let loads = Cell::new(0);
+        let read = |cache: &RealmCache| {
+            cache
+                .recipients(ChannelId(1), || {
+                    loads.set(loads.get() + 1);
+                    Ok(vec![UserId(1), UserId(2)])
+                })
+                .unwrap()
+        };
+        read(&cache);
+        read(&cache);
+        assert_eq!(loads.get(), 1, "the second send is served from the cache");
+        let change = cache.begin_inputs_change();
+        read(&cache);
+        read(&cache);
+        assert_eq!(loads.get(), 3, "a change in progress reads every time");
+        drop(change);
+        read(&cache);
+        read(&cache);
+        assert_eq!(loads.get(), 4, "after the change, read once again");
+    }
+}
