@@ -7,26 +7,35 @@
 //! access) records an event of [`super::SEND_INPUTS`], which moves the generation when recorded
 //! and again after its commit, so an entry read at the current generation, with no such
 //! transaction in progress, is what the spans hold now. SQLite only: one process serves a
-//! SQLite database and records every change. On PostgreSQL another node may have changed the
-//! spans before its event arrives here, and a send reads them after taking the channel's lock
-//! (`spans::recipients_for_send`), from the database.
+//! SQLite database and records every change the server makes. On PostgreSQL another node may
+//! have changed the spans before its event arrives here, and a send reads them after taking the
+//! channel's lock (`spans::recipients_for_send`), from the database.
+//!
+//! An entry also expires after [`MAX_AGE`]: the commands that run beside the server
+//! (`parley create-user` subscribes the new person to the default channels) change the spans
+//! from another process, which records no event here; their changes reach sends within it.
 
 use super::{current, RealmCache};
 use parley_domain::{ChannelId, UserId};
 use parley_storage::{spans, DbConn, StorageError};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// The most channels whose recipients are kept (emptied past it).
 const MAX_CHANNELS: usize = 1_000;
 
-/// A channel's recipients, sorted, with the inputs generation they were read at.
-pub(super) type Kept = (u64, Arc<Vec<UserId>>);
+/// How long an entry serves at most (see the module documentation).
+const MAX_AGE: Duration = Duration::from_secs(1);
+
+/// A channel's recipients, sorted, with the inputs generation and the time they were read at.
+pub(super) type Kept = (u64, Instant, Arc<Vec<UserId>>);
 
 impl RealmCache {
     fn recipients(
         &self,
         channel: ChannelId,
+        max_age: Duration,
         load: impl FnOnce() -> Result<Vec<UserId>, StorageError>,
     ) -> Result<Arc<Vec<UserId>>, StorageError> {
         let generation = {
@@ -35,7 +44,9 @@ impl RealmCache {
                 None
             } else {
                 match state.recipients.get(&channel) {
-                    Some((read_at, users)) if *read_at == state.inputs_generation => {
+                    Some((read_at, when, users))
+                        if *read_at == state.inputs_generation && when.elapsed() < max_age =>
+                    {
                         self.hits.fetch_add(1, Ordering::Relaxed);
                         return Ok(Arc::clone(users));
                     }
@@ -44,6 +55,7 @@ impl RealmCache {
             }
         };
         self.misses.fetch_add(1, Ordering::Relaxed);
+        let when = Instant::now();
         let users = Arc::new(load()?);
         if let Some(generation) = generation {
             let mut state = self.lock();
@@ -53,7 +65,7 @@ impl RealmCache {
                 }
                 state
                     .recipients
-                    .insert(channel, (generation, Arc::clone(&users)));
+                    .insert(channel, (generation, when, Arc::clone(&users)));
             }
         }
         Ok(users)
@@ -69,7 +81,7 @@ pub(crate) fn recipients_for_send(
     read_copies: bool,
 ) -> Result<Arc<Vec<UserId>>, StorageError> {
     match (current(), matches!(conn, DbConn::Sqlite(_))) {
-        (Some(cache), true) => cache.recipients(channel, || {
+        (Some(cache), true) => cache.recipients(channel, MAX_AGE, || {
             spans::recipients_for_send(conn, channel, read_copies)
         }),
         _ => Ok(Arc::new(spans::recipients_for_send(
@@ -91,7 +103,7 @@ mod tests {
         let loads = Cell::new(0);
         let read = |cache: &RealmCache| {
             cache
-                .recipients(ChannelId(1), || {
+                .recipients(ChannelId(1), MAX_AGE, || {
                     loads.set(loads.get() + 1);
                     Ok(vec![UserId(1), UserId(2)])
                 })
@@ -108,5 +120,24 @@ mod tests {
         read(&cache);
         read(&cache);
         assert_eq!(loads.get(), 4, "after the change, read once again");
+    }
+
+    #[test]
+    fn an_entry_expires() {
+        let cache = RealmCache::default();
+        let loads = Cell::new(0);
+        let read = |max_age| {
+            cache
+                .recipients(ChannelId(1), max_age, || {
+                    loads.set(loads.get() + 1);
+                    Ok(vec![UserId(1)])
+                })
+                .unwrap()
+        };
+        read(MAX_AGE);
+        read(MAX_AGE);
+        assert_eq!(loads.get(), 1);
+        read(Duration::ZERO);
+        assert_eq!(loads.get(), 2, "older than the age allowed: read again");
     }
 }
