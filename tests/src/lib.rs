@@ -556,6 +556,14 @@ impl TestApp {
         request.send().await.success()
     }
 
+    /// Registers an event queue for `who` with `params`; returns its ID.
+    pub async fn register_queue(&self, who: &Account, params: &[(&str, Value)]) -> String {
+        self.register(who, params).await["queue_id"]
+            .as_str()
+            .expect("queue_id")
+            .to_owned()
+    }
+
     /// The events of a queue after `last_event_id`, without waiting.
     pub async fn events(&self, who: &Account, queue_id: &str, last_event_id: i64) -> Vec<Value> {
         let response = self

@@ -195,8 +195,7 @@ backend_test! {
             .param("full_name", "Ann Lee").send().await.success();
         assert_eq!(names_shown(&app, &bob).await, ("Ann Lee".into(), "city".into()));
         // And a new message's event names them as its page does.
-        let q = app.register(&bob, &[("event_types", json!(["message"]))]).await["queue_id"]
-            .as_str().unwrap().to_owned();
+        let q = app.register_queue(&bob, &[("event_types", json!(["message"]))]).await;
         app.send_to_channel(&ann, "city", "t", "again").await;
         let events = app.events_of(&bob, &q, &["message"]).await;
         assert_eq!(events[0]["message"]["sender_full_name"], "Ann Lee");
@@ -220,8 +219,8 @@ backend_test! {
         let cat = app.create_user("cat@parley.test", "Cat", Role::Member).await;
         app.create_channel(&ann, "town", &[&ann, &bob], &[]).await;
         let params = [("event_types", json!(["message"]))];
-        let bob_q = app.register(&bob, &params).await["queue_id"].as_str().unwrap().to_owned();
-        let cat_q = app.register(&cat, &params).await["queue_id"].as_str().unwrap().to_owned();
+        let bob_q = app.register_queue(&bob, &params).await;
+        let cat_q = app.register_queue(&cat, &params).await;
         let first = app.send_to_channel(&ann, "town", "t", "one").await;
         // The recipients are kept now (on SQLite); Cat joins and Bob leaves.
         app.post("/users/me/subscriptions").as_user(&cat)
@@ -270,10 +269,7 @@ async fn another_nodes_changes_apply_once_their_event_arrived() {
 
     // Linkifiers.
     assert!(!render(one, &ann, "fix #8").await.contains("href"));
-    let q = one.register(&ann, &params).await["queue_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let q = one.register_queue(&ann, &params).await;
     add_linkifier(zero, "https://a.example/{id}").await;
     wait_for_event(one, &ann, &q, "realm_linkifiers").await;
     assert!(render(one, &ann, "fix #8")
@@ -282,24 +278,18 @@ async fn another_nodes_changes_apply_once_their_event_arrived() {
 
     // Custom emoji.
     assert!(!render(one, &ann, ":tick:").await.contains("<img"));
-    let q = one.register(&ann, &params).await["queue_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let q = one.register_queue(&ann, &params).await;
     add_emoji(zero, &ann, "tick").await.success();
     wait_for_event(one, &ann, &q, "realm_emoji").await;
     assert!(render(one, &ann, ":tick:").await.contains("<img"));
 
     // An alert word, which a send reads from the cache.
-    one.create_channel(&one.owner, "town", &[&ann], &[]).await;
+    let town = one.create_channel(&one.owner, "town", &[&ann], &[]).await;
     let before = one
         .send_to_channel(&one.owner, "town", "t", "deploy today")
         .await;
     assert!(!has(&flags(one, &ann, before).await, "has_alert_word"));
-    let q = one.register(&ann, &params).await["queue_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let q = one.register_queue(&ann, &params).await;
     zero.post("/users/me/alert_words")
         .as_user(&ann)
         .json_param("alert_words", &json!(["deploy"]))
@@ -318,11 +308,8 @@ async fn another_nodes_changes_apply_once_their_event_arrived() {
         .await;
     one.get("/users/me").as_user(&bob).send().await.success();
     let q = one
-        .register(&ann, &[("event_types", json!(["realm_user"]))])
-        .await["queue_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+        .register_queue(&ann, &[("event_types", json!(["realm_user"]))])
+        .await;
     zero.delete(&format!("/users/{}", bob.user_id.0))
         .as_user(&zero.owner)
         .send()
@@ -338,21 +325,10 @@ async fn another_nodes_changes_apply_once_their_event_arrived() {
     // A channel's name, which pages show from the cache.
     one.send_to_channel(&one.owner, "town", "t", "named").await;
     assert_eq!(names_shown(one, &ann).await.1, "town");
-    let town = one
-        .get("/get_stream_id")
-        .as_user(&ann)
-        .param("stream", "town")
-        .send()
-        .await
-        .success()["stream_id"]
-        .as_i64()
-        .unwrap();
+
     let q = one
-        .register(&ann, &[("event_types", json!(["stream"]))])
-        .await["queue_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+        .register_queue(&ann, &[("event_types", json!(["stream"]))])
+        .await;
     zero.patch(&format!("/streams/{town}"))
         .as_user(&zero.owner)
         .param("new_name", "city")
@@ -372,10 +348,7 @@ async fn another_nodes_changes_apply_once_their_event_arrived() {
             .param("content", "x")
     }
     empty(one, &ann).send().await.success();
-    let q = one.register(&ann, &params).await["queue_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let q = one.register_queue(&ann, &params).await;
     zero.patch("/realm")
         .as_user(&zero.owner)
         .param("topics_policy", "disable_empty_topic")
