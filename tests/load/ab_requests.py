@@ -3,18 +3,29 @@
 benchmark seeded (tests/benches/scale.rs with BENCH_DATABASE_NAME=scale).
 
     tests/load/ab_requests.py ROUNDS BINARY...     (DB=scale, N=11 requests per case)
+    DB=/tmp/bs/parley.db tests/load/ab_requests.py ROUNDS BINARY...     (an SQLite database)
 
 Each round starts each binary in turn on the same database (one at a time), sends every case
 N + 1 times over one keep-alive connection as the user with the largest history (user 2),
 drops the first and prints the median of the others; at the end, the median over all rounds.
-The rate-limit buckets are emptied before each start (200 requests a minute per user)."""
-import http.client, json, os, shutil, statistics, subprocess, sys, tempfile, time, urllib.parse, base64
+The rate-limit buckets are emptied before each start (200 requests a minute per user; on SQLite
+they are in the process's memory). DB names a PostgreSQL database, or an SQLite file by its path."""
+import http.client, json, os, shutil, sqlite3, statistics, subprocess, sys, tempfile, time, urllib.parse, base64
 ROUNDS = int(sys.argv[1]); BINS = sys.argv[2:]
 DB = os.environ.get("DB", "scale"); N = int(os.environ.get("N", "11"))
-key = subprocess.check_output(["psql", "-h", "127.0.0.1", "-U", "root", "-d", DB, "-Atc",
-    "select delivery_email || ':' || api_key from users where id=2"]).decode().strip()
+SQLITE = DB.startswith("/")
+URL = f"sqlite://{DB}" if SQLITE else f"postgres://root@127.0.0.1/{DB}"
+
+
+def query(sql):
+    if SQLITE:
+        return str(sqlite3.connect(DB).execute(sql).fetchone()[0])
+    return subprocess.check_output(["psql", "-h", "127.0.0.1", "-U", "root", "-d", DB, "-Atc", sql]).decode().strip()
+
+
+key = query("select delivery_email || ':' || api_key from users where id=2")
 auth = "Basic " + base64.b64encode(key.encode()).decode()
-maxid = int(subprocess.check_output(["psql", "-h", "127.0.0.1", "-U", "root", "-d", DB, "-Atc", "select max(id) from messages"]).decode())
+maxid = int(query("select max(id) from messages"))
 mid = maxid // 2
 CASES = [
   ("own", "GET", "/api/v1/messages?" + urllib.parse.urlencode({"anchor": "newest", "num_before": 100, "num_after": 0, "narrow": "[]"})),
@@ -34,10 +45,11 @@ res = {b: {c[0]: [] for c in CASES} for b in BINS}
 port = 9411
 for r in range(ROUNDS):
     for b in BINS:
-        subprocess.run(["psql", "-h", "127.0.0.1", "-U", "root", "-d", DB, "-qc", "DELETE FROM rate_limit_buckets"], check=True)
+        if not SQLITE:
+            query("DELETE FROM rate_limit_buckets")
         work = tempfile.mkdtemp()
         srv = subprocess.Popen([b, "serve", "--bind", f"127.0.0.1:{port}", "--data-dir", work + "/data",
-            "--database-url", f"postgres://root@127.0.0.1/{DB}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            "--database-url", URL], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             for _ in range(100):
                 try:

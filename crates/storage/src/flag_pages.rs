@@ -139,8 +139,8 @@ pub(crate) fn page(
             let mut sql = base.clone();
             sql.push(&format!(" AND m.id {op} "))
                 .bind(Bind::Int(edge))
-                .push(&format!(" ORDER BY m.id {order} LIMIT "))
-                .bind(Bind::Int(need));
+                .push(&format!(" ORDER BY m.id {order}"))
+                .limit(need);
             let rows: Vec<PageRow> = sql.prepared().load(conn)?;
             found.extend(rows.into_iter().map(PageRow::into_read));
             break;
@@ -157,8 +157,8 @@ pub(crate) fn page(
         let mut sql = base.clone();
         sql.push(" AND ")
             .ids_in("m.id", ids.iter().copied())
-            .push(&format!(" ORDER BY m.id {order} LIMIT "))
-            .bind(Bind::Int(need));
+            .push(&format!(" ORDER BY m.id {order}"))
+            .limit(need);
         let rows: Vec<PageRow> = sql.prepared().load(conn)?;
         let got = rows.len();
         found.extend(rows.into_iter().map(PageRow::into_read));
@@ -233,10 +233,10 @@ fn in_topics(
                  WHERE m.channel_id = t.c AND m.topic_key = t.k AND m.id {op} "
             ))
             .bind(Bind::Int(edge))
-            .push(&format!(" ORDER BY m.id {order} LIMIT "))
-            .bind(Bind::Int(size))
-            .push(&format!(") x ORDER BY x.id {order} LIMIT "))
-            .bind(Bind::Int(size))
+            .push(&format!(" ORDER BY m.id {order}"))
+            .limit(size)
+            .push(&format!(") x ORDER BY x.id {order}"))
+            .limit(size)
             .prepared();
     } else {
         sql.push("SELECT id FROM (");
@@ -250,12 +250,11 @@ fn in_topics(
                 .bind(Bind::Text(topic_key.to_lowercase()))
                 .push(&format!(" AND id {op} "))
                 .bind(Bind::Int(edge))
-                .push(&format!(" ORDER BY id {order} LIMIT "))
-                .bind(Bind::Int(size))
+                .push(&format!(" ORDER BY id {order}"))
+                .limit(size)
                 .push(&format!(") t{i}"));
         }
-        sql.push(&format!(") c ORDER BY id {order} LIMIT "))
-            .bind(Bind::Int(size));
+        sql.push(&format!(") c ORDER BY id {order}")).limit(size);
     }
     let ids: Vec<i64> = sql.load::<IdRow>(conn)?.into_iter().map(|r| r.id).collect();
     let exhausted = ids.len() < usize::try_from(size).unwrap_or(usize::MAX);
@@ -282,8 +281,8 @@ fn candidates(
         .bind(Bind::Int(u))
         .push(&format!(" AND (flags & {bit}) <> 0 AND message_id {op} "))
         .bind(Bind::Int(edge))
-        .push(&format!(" ORDER BY message_id {order} LIMIT "))
-        .bind(Bind::Int(size));
+        .push(&format!(" ORDER BY message_id {order}"))
+        .limit(size);
     let mut ids: Vec<i64> = sql
         .prepared()
         .load::<IdRow>(conn)?
@@ -303,8 +302,8 @@ fn candidates(
         .bind(Bind::Int(u))
         .push(&format!(" AND m.id {op} "))
         .bind(Bind::Int(edge))
-        .push(&format!(" ORDER BY m.id {order} LIMIT "))
-        .bind(Bind::Int(size));
+        .push(&format!(" ORDER BY m.id {order}"))
+        .limit(size);
         ids.extend(
             sql.prepared()
                 .load::<IdRow>(conn)?

@@ -5,7 +5,8 @@
 //! A lookup by a unique key reads with `get_result`, not `first`: `first` adds `LIMIT ?`, and
 //! SQLite prepares a statement with a bound `LIMIT` again each time its parameters are bound,
 //! which is every execution through diesel (on the send and authentication paths that was a
-//! fifth of the CPU, `docs/benchmarks.md`).
+//! fifth of the CPU, `docs/benchmarks.md`). For the same reason `SqlBuilder::limit` writes
+//! SQLite's limits as literals.
 
 pub mod alert_words;
 pub mod attachments;

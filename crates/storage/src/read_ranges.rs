@@ -51,7 +51,7 @@ fn previous(conn: &mut DbConn, channel: ChannelId, id: i64) -> Result<Option<i64
         .filter(messages::channel_id.eq(channel.0))
         .filter(messages::id.lt(id))
         .select(diesel::dsl::max(messages::id))
-        .first(conn)?)
+        .get_result(conn)?)
 }
 
 /// The channel's message just after `id`.
@@ -60,7 +60,7 @@ fn following(conn: &mut DbConn, channel: ChannelId, id: i64) -> Result<Option<i6
         .filter(messages::channel_id.eq(channel.0))
         .filter(messages::id.gt(id))
         .select(diesel::dsl::min(messages::id))
-        .first(conn)?)
+        .get_result(conn)?)
 }
 
 fn delete(

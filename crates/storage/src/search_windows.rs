@@ -183,8 +183,8 @@ fn read_window(
         Direction::Before => "DESC",
         Direction::After => "ASC",
     };
-    sql.push(&format!(" OFFSET 0) w ORDER BY w.id {order} LIMIT "))
-        .bind(Bind::Int(need));
+    sql.push(&format!(" OFFSET 0) w ORDER BY w.id {order}"))
+        .limit(need);
     sql.load(conn)
 }
 

@@ -164,7 +164,7 @@ fn hold_for_change(conn: &mut DbConn) -> Result<(), StorageError> {
 pub fn next_message_id(conn: &mut DbConn) -> Result<i64, StorageError> {
     let max: Option<i64> = messages::table
         .select(diesel::dsl::max(messages::id))
-        .first(conn)?;
+        .get_result(conn)?;
     Ok(max.unwrap_or(0) + 1)
 }
 

@@ -80,8 +80,8 @@ pub fn recent_conversations(
          (SELECT message_id FROM user_messages WHERE user_id = ",
     );
     sql.bind(Bind::Int(user.0));
-    sql.push(" AND (flags & 2048) <> 0 ORDER BY message_id DESC LIMIT ");
-    sql.bind(Bind::Int(scan));
+    sql.push(" AND (flags & 2048) <> 0 ORDER BY message_id DESC");
+    sql.limit(scan);
     sql.push(
         ") um JOIN messages m ON m.id = um.message_id WHERE m.dm_key IS NOT NULL \
          GROUP BY m.dm_key ORDER BY max_id DESC",

@@ -141,8 +141,8 @@ impl UnreadNearest {
             self.user.0,
         )
         .bind(Bind::Int(edge))
-        .push(&format!(" ORDER BY um.message_id {order} LIMIT "))
-        .bind(Bind::Int(size))
+        .push(&format!(" ORDER BY um.message_id {order}"))
+        .limit(size)
         .prepared();
         Ok(sql.load::<IdRow>(conn)?.into_iter().map(|r| r.id).collect())
     }
@@ -259,17 +259,17 @@ fn ids_in(
     if matches!(conn, DbConn::Pg(_)) {
         sql.push(&format!(
             " SELECT x.id AS id FROM g CROSS JOIN LATERAL \
-             (SELECT m.id FROM messages m WHERE {in_gap} ORDER BY m.id {order} LIMIT "
+             (SELECT m.id FROM messages m WHERE {in_gap} ORDER BY m.id {order}"
         ))
-        .bind(Bind::Int(limit))
-        .push(&format!(") x ORDER BY x.id {order} LIMIT "))
-        .bind(Bind::Int(limit))
+        .limit(limit)
+        .push(&format!(") x ORDER BY x.id {order}"))
+        .limit(limit)
         .prepared();
     } else {
         sql.push(&format!(
-            " SELECT m.id AS id FROM g JOIN messages m ON {in_gap} ORDER BY m.id {order} LIMIT "
+            " SELECT m.id AS id FROM g JOIN messages m ON {in_gap} ORDER BY m.id {order}"
         ))
-        .bind(Bind::Int(limit));
+        .limit(limit);
     }
     Ok(sql.load::<IdRow>(conn)?.into_iter().map(|r| r.id).collect())
 }
