@@ -662,10 +662,13 @@ pub(crate) fn matching(
 /// [`matching`]; with `unread_list` false, a narrow that asks for unread messages is not
 /// restricted to the list of the reader's unread IDs (the caller restricts it to some of them).
 ///
-/// `bound` (an operator and an ID) also bounds the reader's rows joined: the page's anchor, said
-/// of `um.message_id` as well as of `m.id`, because PostgreSQL carries only equalities across a
-/// join: without it, a page from a middle anchor was a merge join reading the reader's rows from
-/// the first message up to the anchor (180 ms at 300,000 messages).
+/// `bound` (an operator and an ID) is the page's anchor, for the page query ([`page`]). On
+/// SQLite it also bounds the reader's rows joined. On PostgreSQL the reader's row is read per
+/// message instead, a `LATERAL` primary-key probe kept apart (`OFFSET 0`), so that no plan can
+/// join the reader's rows as a whole: planned for its anchor, a page from a middle anchor was a
+/// merge join reading the reader's rows from the first message up to it (180 ms at 300,000
+/// messages) until the bound was added; and the page query is kept prepared, whose generic plan,
+/// blind to the anchor, merge-joined every row of the reader below it (3 ms against 1).
 pub(crate) fn matching_among(
     conn: &mut DbConn,
     audience: &Audience,
@@ -675,14 +678,18 @@ pub(crate) fn matching_among(
 ) -> Result<(SqlBuilder, &'static str), StorageError> {
     let (columns, visible) = visible(conn, audience)?;
     let mut sql = SqlBuilder::new();
+    let joined = match (bound, &*conn) {
+        (Some(_), DbConn::Pg(_)) => {
+            "LEFT JOIN LATERAL (SELECT u.user_id, u.flags FROM user_messages u \
+             WHERE u.user_id = {reader} AND u.message_id = m.id OFFSET 0) um ON true"
+        }
+        _ => "LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = {reader}",
+    };
     sql.push_for(
-        &format!(
-            "SELECT {columns} FROM messages m LEFT JOIN user_messages um \
-             ON um.message_id = m.id AND um.user_id = {READER}"
-        ),
+        &format!("SELECT {columns} FROM messages m {joined}"),
         audience.reader.0,
     );
-    if let Some((op, id)) = bound {
+    if let (Some((op, id)), DbConn::Sqlite(_)) = (bound, &*conn) {
         sql.push(&format!(" AND um.message_id {op} "))
             .bind(Bind::Int(id));
     }
@@ -819,10 +826,16 @@ pub fn page(
     };
     sql.push(&format!(" AND {column} {op} "))
         .bind(Bind::Int(anchor));
-    sql.push(&format!(" ORDER BY {column} {order}"))
-        .limit(limit);
-    // Not kept prepared: PostgreSQL's generic plan for a channel page merge-joined the reader's
-    // every row (9 ms against 1 for the planned one at 300,000 messages).
+    sql.push(&format!(" ORDER BY {column} {order}"));
+    if matches!(conn, DbConn::Pg(_)) {
+        // Kept prepared, with the limit in the text: PostgreSQL's generic plan then costs the
+        // page for its `LIMIT` (bound, its estimate is a tenth of every message, and the plan
+        // chosen for that merge-joined or was JIT-compiled), and planning each page was half
+        // of its 1 ms. A client uses a few limits, so a few texts per narrow shape.
+        sql.push(&format!(" LIMIT {limit}")).prepared();
+    } else {
+        sql.limit(limit);
+    }
     let rows: Vec<PageRow> = sql.load(conn)?;
     Ok(rows
         .into_iter()

@@ -1,6 +1,6 @@
-//! The page queries of flag and unread narrows are kept prepared on PostgreSQL (`storage::sql`,
-//! `prepared`): their text holds no value, the reader's ID and every ID list being
-//! placeholders, so one prepared statement per narrow shape serves every reader on a
+//! The page queries are kept prepared on PostgreSQL (`storage::sql`, `prepared`): their text
+//! holds no value, the reader's ID and every ID list being placeholders (a channel page's limit
+//! is written in its text), so one prepared statement per narrow shape serves every reader on a
 //! connection. PostgreSQL only: without `TEST_DATABASE_URL` these tests do nothing.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -102,9 +102,9 @@ async fn page_queries_stay_prepared_whoever_reads() {
         "another reader, other IDs: the same statements"
     );
     assert_eq!(
-        shapes, 2,
-        "one statement each for the starred and the unread page (a channel page is planned \
-         each time: its generic plan can be far worse)"
+        shapes, 3,
+        "one statement each for the starred, the channel and the unread page (the channel \
+         page's with its limit in the text, and the reader's row read per message)"
     );
 
     // And the pages are each reader's own.
