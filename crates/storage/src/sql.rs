@@ -9,7 +9,9 @@
 //! are such queries: their parse and plan were half of PostgreSQL's time for a flag page; so
 //! are the unread windows, whose gaps are bound as arrays ([`SqlBuilder::with_triples`]). Mark
 //! only queries whose plan does not hinge on the values: a generic plan is chosen blind to them.
-//! SQLite runs every query as before (its ID lists are literals; its prepare is cheap).
+//! On SQLite such a query is kept prepared when its SQLite text holds no value either: its ID
+//! lists and the reader's ID are literals there, but rows of three (the unread gaps) are one
+//! bound JSON text, and limits are literals (see [`SqlBuilder::limit`]).
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
@@ -168,8 +170,10 @@ impl SqlBuilder {
         self
     }
 
-    /// Appends `WITH g(c, l, h) AS (...)` naming `rows` (at least one); on PostgreSQL as three
-    /// bound arrays, so that the text does not change with the rows.
+    /// Appends `WITH g(c, l, h) AS (...)` naming `rows` (at least one), so that the text does
+    /// not change with the rows: on PostgreSQL three bound arrays, on SQLite one bound JSON text
+    /// read by `json_each`. (As a `VALUES` list, preparing the statement for a window of a few
+    /// hundred unread gaps cost SQLite more than running it, on every window.)
     pub(crate) fn with_triples(&mut self, rows: &[(i64, i64, i64)]) -> &mut Self {
         self.parts.push(Part::Triples(rows.to_vec()));
         self
@@ -223,14 +227,16 @@ impl SqlBuilder {
                 },
                 Part::Triples(rows) => match dialect {
                     Dialect::Sqlite => {
-                        let values: Vec<String> = rows
+                        let rows: Vec<String> = rows
                             .iter()
-                            .map(|(c, l, h)| format!("({c}, {l}, {h})"))
+                            .map(|(c, l, h)| format!("[{c},{l},{h}]"))
                             .collect();
-                        out.sql(&format!(
-                            "WITH g(c, l, h) AS (VALUES {})",
-                            values.join(", ")
-                        ));
+                        out.sql(
+                            "WITH g(c, l, h) AS (SELECT value ->> 0, value ->> 1, value ->> 2 \
+                             FROM json_each(",
+                        );
+                        out.value(Value::One(Bind::Text(format!("[{}]", rows.join(",")))));
+                        out.sql("))");
                     }
                     Dialect::Postgres => {
                         out.sql("WITH g(c, l, h) AS (SELECT * FROM unnest(");
@@ -308,16 +314,11 @@ impl SqlBuilder {
     }
 
     /// Whether to keep this query prepared on SQLite: as on PostgreSQL, when its SQLite text
-    /// holds no value either. ID lists, rows and the reader's ID are literals there, so a query
-    /// with one is a new text each time. (Preparing the `UNION ALL` of 49 followed topics took
+    /// holds no value either. ID lists, `(integer, text)` rows and the reader's ID are literals
+    /// there, so a query with one is a new text each time. (Preparing the `UNION ALL` of 49 followed topics took
     /// longer than running it.)
     fn keep_prepared_on_sqlite(&self, pieces: &[Piece]) -> bool {
-        let literal = |part: &Part| {
-            matches!(
-                part,
-                Part::Ids(_) | Part::Reader(_) | Part::Triples(_) | Part::Pairs(_)
-            )
-        };
+        let literal = |part: &Part| matches!(part, Part::Ids(_) | Part::Reader(_) | Part::Pairs(_));
         !self.parts.iter().any(literal) && self.keep_prepared(pieces)
     }
 
@@ -558,7 +559,7 @@ mod tests {
     }
 
     #[test]
-    fn triples_are_a_values_list_on_sqlite_and_three_arrays_on_postgres() {
+    fn triples_are_one_json_text_on_sqlite_and_three_arrays_on_postgres() {
         let mut sql = SqlBuilder::new();
         sql.with_triples(&[(1, 10, 20), (2, 30, 40)])
             .push(" SELECT c FROM g")
@@ -566,9 +567,13 @@ mod tests {
         let (sqlite, values) = text(&sql, Dialect::Sqlite);
         assert_eq!(
             sqlite,
-            "WITH g(c, l, h) AS (VALUES (1, 10, 20), (2, 30, 40)) SELECT c FROM g LIMIT 5"
+            "WITH g(c, l, h) AS (SELECT value ->> 0, value ->> 1, value ->> 2 FROM \
+             json_each(?)) SELECT c FROM g LIMIT 5"
         );
-        assert_eq!(values, vec![]);
+        assert_eq!(
+            values,
+            vec![Value::One(Bind::Text("[[1,10,20],[2,30,40]]".into()))]
+        );
         let (pg, values) = text(&sql, Dialect::Postgres);
         assert_eq!(
             pg,

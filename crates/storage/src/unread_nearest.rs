@@ -269,7 +269,8 @@ fn ids_in(
         sql.push(&format!(
             " SELECT m.id AS id FROM g JOIN messages m ON {in_gap} ORDER BY m.id {order}"
         ))
-        .limit(limit);
+        .limit(limit)
+        .prepared();
     }
     Ok(sql.load::<IdRow>(conn)?.into_iter().map(|r| r.id).collect())
 }
