@@ -207,10 +207,10 @@ const MAX_TOPICS: usize = 500;
 
 /// The topics a message must be in to match (`is:followed`: a top-level list of topics), and
 /// that condition's place among the narrow's, when the narrow has no search; at most
-/// [`MAX_TOPICS`]. Such a narrow's messages are few and
-/// spread over the history, which the generic query walks for them (SQLite, 300,000 messages,
-/// the heavy user's 48 followed topics: 12.7 ms for the newest 100, 3.7 ms from the topics);
-/// each topic's own index range (`messages_by_topic`) gives them in ID order.
+/// [`MAX_TOPICS`]. Such a narrow's messages are few and spread over the history, which the
+/// generic query walks for them (SQLite, 300,000 messages, the heavy user's 48 followed topics:
+/// 12.7 ms for the newest 100, 3.7 ms from the topics); each topic's own index range
+/// (`messages_by_topic`) gives them in ID order.
 fn followed(conditions: &[Condition]) -> Option<(usize, Vec<(ChannelId, String)>)> {
     if conditions.iter().any(|c| matches!(c, Condition::Search(_))) {
         return None;

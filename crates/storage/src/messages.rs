@@ -679,11 +679,13 @@ pub(crate) fn matching_among(
     let (columns, visible) = visible(conn, audience)?;
     let mut sql = SqlBuilder::new();
     let joined = match (bound, &*conn) {
-        (Some(_), DbConn::Pg(_)) => {
+        (Some(_), DbConn::Pg(_)) => format!(
             "LEFT JOIN LATERAL (SELECT u.user_id, u.flags FROM user_messages u \
-             WHERE u.user_id = {reader} AND u.message_id = m.id OFFSET 0) um ON true"
+             WHERE u.user_id = {READER} AND u.message_id = m.id OFFSET 0) um ON true"
+        ),
+        _ => {
+            format!("LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = {READER}")
         }
-        _ => "LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = {reader}",
     };
     sql.push_for(
         &format!("SELECT {columns} FROM messages m {joined}"),

@@ -80,6 +80,10 @@ pub(crate) const READER: &str = "{reader}";
 /// net should a text marked prepared ever carry a value, which would make every run a new text.
 const MAX_PREPARED_TEXTS: usize = 512;
 
+/// Most distinct texts kept prepared on SQLite, where the statements are SQLite's memory, inside
+/// its one budget for the process (`conn::SQLITE_MEMORY_BUDGET_KIB`), once per pooled connection.
+const MAX_SQLITE_PREPARED_TEXTS: usize = 64;
+
 /// SQL text, placeholders and the one dialect-specific piece (full-text search), rendered for
 /// whichever backend runs it.
 #[derive(Debug, Clone, Default)]
@@ -142,8 +146,9 @@ impl SqlBuilder {
     /// Appends ` LIMIT n`: a literal on SQLite, bound on PostgreSQL. SQLite's planner reads the
     /// value bound to a `LIMIT ?` (to plan for that many rows), so binding it expires the
     /// statement and its first step prepares it a second time: every query with a bound limit was
-    /// planned twice (a third of an `is:followed` page). SQLite does not keep these statements
-    /// prepared, so the literal costs nothing; PostgreSQL keeps one text for any limit.
+    /// planned twice (a third of an `is:followed` page). A text SQLite keeps prepared is then
+    /// one per limit (at most [`MAX_SQLITE_PREPARED_TEXTS`] in all); PostgreSQL keeps one text
+    /// for any limit.
     pub(crate) fn limit(&mut self, n: i64) -> &mut Self {
         self.push(" LIMIT ");
         self.parts.push(Part::Limit(n));
@@ -298,28 +303,27 @@ impl SqlBuilder {
     /// Whether to keep this query prepared on PostgreSQL: marked so, and its text one of the
     /// first [`MAX_PREPARED_TEXTS`] seen.
     fn keep_prepared(&self, pieces: &[Piece]) -> bool {
-        use std::hash::{Hash, Hasher};
         if !self.prepared {
             return false;
         }
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        for piece in pieces {
-            match piece {
-                Piece::Sql(text) => text.hash(&mut hasher),
-                Piece::Value(_) => 0u8.hash(&mut hasher),
-            }
-        }
         let mut seen = PREPARED_TEXTS.lock().unwrap_or_else(|e| e.into_inner());
-        admit(&mut seen, hasher.finish(), MAX_PREPARED_TEXTS)
+        admit(&mut seen, text_key(pieces), MAX_PREPARED_TEXTS)
     }
 
     /// Whether to keep this query prepared on SQLite: as on PostgreSQL, when its SQLite text
-    /// holds no value either. ID lists, `(integer, text)` rows and the reader's ID are literals
-    /// there, so a query with one is a new text each time. (Preparing the `UNION ALL` of 49 followed topics took
-    /// longer than running it.)
+    /// holds no value either (ID lists, `(integer, text)` rows and the reader's ID are literals
+    /// there, so a query with one is a new text each time), and one of the first
+    /// [`MAX_SQLITE_PREPARED_TEXTS`] seen. Preparing the `UNION ALL` of 49 followed topics took
+    /// longer than running it.
     fn keep_prepared_on_sqlite(&self, pieces: &[Piece]) -> bool {
         let literal = |part: &Part| matches!(part, Part::Ids(_) | Part::Reader(_) | Part::Pairs(_));
-        !self.parts.iter().any(literal) && self.keep_prepared(pieces)
+        if !self.prepared || self.parts.iter().any(literal) {
+            return false;
+        }
+        let mut seen = SQLITE_PREPARED_TEXTS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        admit(&mut seen, text_key(pieces), MAX_SQLITE_PREPARED_TEXTS)
     }
 
     /// Runs a statement that returns no rows; answers how many rows it changed.
@@ -373,6 +377,22 @@ fn admit(seen: &mut Vec<u64>, key: u64, max: usize) -> bool {
 
 /// The texts kept prepared so far (hashes), for [`MAX_PREPARED_TEXTS`].
 static PREPARED_TEXTS: std::sync::Mutex<Vec<u64>> = std::sync::Mutex::new(Vec::new());
+
+/// The texts kept prepared on SQLite so far (hashes), for [`MAX_SQLITE_PREPARED_TEXTS`].
+static SQLITE_PREPARED_TEXTS: std::sync::Mutex<Vec<u64>> = std::sync::Mutex::new(Vec::new());
+
+/// A hash of the text of a rendered query (its values left out).
+fn text_key(pieces: &[Piece]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    for piece in pieces {
+        match piece {
+            Piece::Sql(text) => text.hash(&mut hasher),
+            Piece::Value(_) => 0u8.hash(&mut hasher),
+        }
+    }
+    hasher.finish()
+}
 
 /// Rendered pieces collected in order; PostgreSQL's placeholders numbered as diesel numbers
 /// them (one per value, in order), so that the reader's, bound once, is named again by number.
