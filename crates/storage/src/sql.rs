@@ -326,19 +326,21 @@ impl SqlBuilder {
         admit(&mut seen, text_key(pieces), MAX_SQLITE_PREPARED_TEXTS)
     }
 
+    /// The query rendered for `dialect`, kept prepared or not as that backend keeps texts.
+    fn run(&self, dialect: Dialect) -> Run {
+        let pieces = self.render(dialect);
+        let keep = match dialect {
+            Dialect::Sqlite => self.keep_prepared_on_sqlite(&pieces),
+            Dialect::Postgres => self.keep_prepared(&pieces),
+        };
+        Run::new(pieces, keep)
+    }
+
     /// Runs a statement that returns no rows; answers how many rows it changed.
     pub fn execute(&self, conn: &mut DbConn) -> Result<usize, StorageError> {
         Ok(match conn {
-            DbConn::Sqlite(c) => {
-                let pieces = self.render(Dialect::Sqlite);
-                let keep = self.keep_prepared_on_sqlite(&pieces);
-                Run::new(pieces, keep).execute(c)?
-            }
-            DbConn::Pg(c) => {
-                let pieces = self.render(Dialect::Postgres);
-                let keep = self.keep_prepared(&pieces);
-                Run::new(pieces, keep).execute(c)?
-            }
+            DbConn::Sqlite(c) => self.run(Dialect::Sqlite).execute(c)?,
+            DbConn::Pg(c) => self.run(Dialect::Postgres).execute(c)?,
         })
     }
 
@@ -348,16 +350,8 @@ impl SqlBuilder {
         T: QueryableByName<Sqlite> + QueryableByName<Pg> + 'static,
     {
         Ok(match conn {
-            DbConn::Sqlite(c) => {
-                let pieces = self.render(Dialect::Sqlite);
-                let keep = self.keep_prepared_on_sqlite(&pieces);
-                Run::new(pieces, keep).load::<T>(c)?
-            }
-            DbConn::Pg(c) => {
-                let pieces = self.render(Dialect::Postgres);
-                let keep = self.keep_prepared(&pieces);
-                Run::new(pieces, keep).load::<T>(c)?
-            }
+            DbConn::Sqlite(c) => self.run(Dialect::Sqlite).load::<T>(c)?,
+            DbConn::Pg(c) => self.run(Dialect::Postgres).load::<T>(c)?,
         })
     }
 }
