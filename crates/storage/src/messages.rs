@@ -935,7 +935,11 @@ pub fn max_id_for(conn: &mut DbConn, user: UserId) -> Result<Option<i64>, Storag
         )
         .bind(Bind::Int(user.0))
         .push(") newest");
-    Ok(sql.load::<MaxId>(conn)?.first().and_then(|row| row.id))
+    Ok(sql
+        .prepared()
+        .load::<MaxId>(conn)?
+        .first()
+        .and_then(|row| row.id))
 }
 
 /// Everyone who received a message (or has a row for it).

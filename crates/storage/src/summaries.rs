@@ -50,6 +50,7 @@ pub fn starred(conn: &mut DbConn, user: UserId) -> Result<Vec<MessageId>, Storag
     sql.bind(Bind::Int(user.0));
     sql.push(" AND (flags & 2) <> 0 ORDER BY message_id ASC");
     Ok(sql
+        .prepared()
         .load::<IdRow>(conn)?
         .into_iter()
         .map(|r| MessageId(r.id))
@@ -68,11 +69,15 @@ pub struct ConversationRow {
 }
 
 /// A user's most recent direct-message conversations, newest first. Reads the newest
-/// `scan` direct messages, so the cost is bounded whatever the history.
+/// `scan` direct messages, so the cost is bounded whatever the history. Each message's
+/// conversation is read from the index of direct messages (`messages_direct`, migration
+/// 000107), which holds it, rather than from the message's row: for the scale benchmark's
+/// heaviest user on PostgreSQL, 1,000 probes of the table took 4.1 ms and of the index 2.3.
+/// The scan is written into the text, which stays prepared (planning it was another 1.1 ms).
 pub fn recent_conversations(
     conn: &mut DbConn,
     user: UserId,
-    scan: i64,
+    scan: u16,
 ) -> Result<Vec<ConversationRow>, StorageError> {
     let mut sql = SqlBuilder::new();
     sql.push(
@@ -80,11 +85,10 @@ pub fn recent_conversations(
          (SELECT message_id FROM user_messages WHERE user_id = ",
     );
     sql.bind(Bind::Int(user.0));
-    sql.push(" AND (flags & 2048) <> 0 ORDER BY message_id DESC");
-    sql.limit(scan);
-    sql.push(
-        ") um JOIN messages m ON m.id = um.message_id WHERE m.dm_key IS NOT NULL \
-         GROUP BY m.dm_key ORDER BY max_id DESC",
-    );
-    sql.load(conn)
+    sql.push(&format!(
+        " AND (flags & 2048) <> 0 ORDER BY message_id DESC LIMIT {scan}) um \
+         JOIN messages m ON m.id = um.message_id WHERE m.dm_key IS NOT NULL \
+         GROUP BY m.dm_key ORDER BY max_id DESC"
+    ));
+    sql.prepared().load(conn)
 }

@@ -7,7 +7,7 @@
 use crate::conn::DbConn;
 use crate::error::StorageError;
 use crate::reader_spans::ReaderSpans;
-use crate::sql::{IdRow, SqlBuilder};
+use crate::sql::{Bind, IdRow, SqlBuilder, READER};
 use crate::summaries::UnreadRow;
 use diesel::pg::Pg;
 use diesel::prelude::*;
@@ -62,12 +62,16 @@ fn mention_rows(
     from: i64,
 ) -> Result<HashMap<i64, i64>, StorageError> {
     let mut sql = SqlBuilder::new();
-    sql.push(&format!(
-        "SELECT message_id AS id, flags FROM user_messages \
-         WHERE user_id = {u} AND (flags & {MENTION_BITS}) <> 0 AND message_id >= {from}",
-        u = user.0
-    ));
+    sql.push_for(
+        &format!(
+            "SELECT message_id AS id, flags FROM user_messages \
+             WHERE user_id = {READER} AND (flags & {MENTION_BITS}) <> 0 AND message_id >= "
+        ),
+        user.0,
+    )
+    .bind(Bind::Int(from));
     Ok(sql
+        .prepared()
         .load::<IdFlags>(conn)?
         .into_iter()
         .map(|row| (row.id, row.flags))
@@ -131,16 +135,18 @@ where
         out.extend(in_gaps(conn, batch, columns)?);
     }
     let mut sql = SqlBuilder::new();
-    sql.push(&format!(
-        "SELECT {columns} FROM user_messages um JOIN messages m ON m.id = um.message_id \
-         WHERE um.user_id = {u} AND (um.flags & {read}) = 0 \
-           AND NOT (m.channel_id IS NOT NULL AND {covered})",
-        columns = columns.own_row(),
-        u = user.0,
-        read = flags::READ,
-        covered = crate::reader_flags::covered_sql(&user.0.to_string()),
-    ));
-    out.extend(sql.load::<T>(conn)?);
+    sql.push_for(
+        &format!(
+            "SELECT {columns} FROM user_messages um JOIN messages m ON m.id = um.message_id \
+             WHERE um.user_id = {READER} AND (um.flags & {read}) = 0 \
+               AND NOT (m.channel_id IS NOT NULL AND {covered})",
+            columns = columns.own_row(),
+            read = flags::READ,
+            covered = crate::reader_flags::covered_sql(READER),
+        ),
+        user.0,
+    );
+    out.extend(sql.prepared().load::<T>(conn)?);
     Ok(out)
 }
 
@@ -177,7 +183,7 @@ where
     let mut sql = SqlBuilder::new();
     sql.with_triples(gaps)
         .push(&format!(" SELECT {} FROM g {messages}", columns.in_gap()));
-    sql.load::<T>(conn)
+    sql.prepared().load::<T>(conn)
 }
 
 /// A message `m` inside a gap `g(c, l, h)` (`SqlBuilder::with_triples`).

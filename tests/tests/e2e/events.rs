@@ -380,3 +380,34 @@ backend_test! {
             .error(401, "INVALID_API_KEY");
     }
 }
+
+backend_test! {
+    async fn recent_conversations_newest_first_with_their_newest_message(app) {
+        let (ann, bob, cat) = people(&app).await;
+        let dm = |from: &Account, to: Vec<i64>, text: &'static str| {
+            let app = &app;
+            let from = from.clone();
+            async move {
+                app.post("/messages").as_user(&from).param("type", "direct")
+                    .json_param("to", &json!(to)).param("content", text)
+                    .send().await.success()["id"].as_i64().unwrap()
+            }
+        };
+        let (a, b, c) = (ann.user_id.0, bob.user_id.0, cat.user_id.0);
+        let _old_pair = dm(&ann, vec![b], "first").await;
+        let group = dm(&cat, vec![a, b], "to both").await;
+        app.send_to_channel(&ann, "dev", "t", "a channel message between").await;
+        let pair = dm(&bob, vec![a], "back to ann").await;
+        let to_self = dm(&ann, vec![a], "a note").await;
+        app.send_to_channel(&bob, "dev", "t", "the newest message is in a channel").await;
+        let s = app.register(&ann, &[("fetch_event_types", json!(["recent_private_conversations"]))]).await;
+        assert_eq!(s["recent_private_conversations"], json!([
+            {"max_message_id": to_self, "user_ids": []},
+            {"max_message_id": pair, "user_ids": [b]},
+            {"max_message_id": group, "user_ids": [b, c]},
+        ]));
+        // Cat was in the group conversation only.
+        let s = app.register(&cat, &[("fetch_event_types", json!(["recent_private_conversations"]))]).await;
+        assert_eq!(s["recent_private_conversations"], json!([{"max_message_id": group, "user_ids": [a, b]}]));
+    }
+}

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 const MAX_UNREAD_MESSAGES: i64 = 50_000;
 
 /// Recent direct-message conversations come from this many newest direct messages.
-const RECENT_DM_SCAN: i64 = 1000;
+const RECENT_DM_SCAN: u16 = 1000;
 
 /// Fills `max_message_id`, `unread_msgs`, `starred_messages` and `recent_private_conversations`.
 pub(super) fn fill(
