@@ -91,3 +91,14 @@ bench-cluster:
 bench-scale pg="postgres://root@127.0.0.1/postgres":
     cargo bench -p parley-tests --bench scale
     BENCH_DATABASE_URL={{pg}} cargo bench -p parley-tests --bench scale
+
+# The web client and zulip-term on a database the scale benchmark seeded, as its heaviest user:
+# unread counts against register, scrolling, live messages, times to the first screen. `url` is
+# that database: postgres://root@127.0.0.1/parley_bench_scale or sqlite://target/bench-scale/parley.db
+clients-at-scale url:
+    cargo build --release --bin parley
+    python3 -m venv target/web-venv
+    target/web-venv/bin/pip install --quiet playwright==1.65.2
+    python3 -m venv target/zt-venv
+    target/zt-venv/bin/pip install --quiet --ignore-requires-python zulip-term==0.7.0 zulip==0.9.1 urwid==2.1.2 urwid-readline==0.15.1 pygments==2.21.0 tzlocal==5.4.5 lxml==6.1.3 beautifulsoup4==4.15.0 python-dateutil==4.0.0
+    target/web-venv/bin/python tests/load/clients_at_scale.py --parley target/release/parley --database-url {{url}} --zulip-term target/zt-venv/bin/zulip-term
