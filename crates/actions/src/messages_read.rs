@@ -495,6 +495,28 @@ impl Window {
     }
 }
 
+/// The anchor of `anchor=first_unread`: the narrow's first unread message not muted (the
+/// newest end when there is none), and whether no message of the narrow can be older than it.
+/// When the narrow itself asks for unread messages and nothing muted was skipped, the first
+/// unread match is the oldest match, so the side before it needs no reading: for `is:unread`
+/// on PostgreSQL that side was six statements walking back through the gaps to find nothing.
+fn first_unread_anchor(
+    conn: &mut DbConn,
+    reader: &User,
+    resolved: &Resolved,
+    query: &MessageQuery,
+) -> ActionResult<(i64, bool)> {
+    let mut conditions = resolved.conditions.clone();
+    let skipped = first_unread_muting(conn, reader, &query.narrow)?;
+    let nothing_before =
+        matches!(skipped, Condition::Nothing) && messages::asks_unread(&conditions);
+    if !matches!(skipped, Condition::Nothing) {
+        conditions.push(Condition::Not(Box::new(skipped)));
+    }
+    let first = messages::first_unread(conn, &resolved.audience, &conditions)?;
+    Ok((first.unwrap_or(NEWEST_ANCHOR), nothing_before))
+}
+
 /// Reads the page a query selects.
 fn select_page(
     ctx: &Context,
@@ -504,18 +526,11 @@ fn select_page(
 ) -> ActionResult<Page> {
     let policy = policy::load(conn)?;
     let resolved = resolve_narrow(ctx, conn, &policy, reader, &query.narrow)?;
-    let anchor = match query.anchor {
-        Anchor::Newest => NEWEST_ANCHOR,
-        Anchor::Oldest => 0,
-        Anchor::Id(id) => id,
-        Anchor::FirstUnread => {
-            let mut conditions = resolved.conditions.clone();
-            match first_unread_muting(conn, reader, &query.narrow)? {
-                Condition::Nothing => {}
-                skipped => conditions.push(Condition::Not(Box::new(skipped))),
-            }
-            messages::first_unread(conn, &resolved.audience, &conditions)?.unwrap_or(NEWEST_ANCHOR)
-        }
+    let (anchor, nothing_before) = match query.anchor {
+        Anchor::Newest => (NEWEST_ANCHOR, false),
+        Anchor::Oldest => (0, false),
+        Anchor::Id(id) => (id, false),
+        Anchor::FirstUnread => first_unread_anchor(conn, reader, &resolved, query)?,
     };
     let window = Window::new(anchor, query);
     let (mut before, mut after) = (Vec::new(), Vec::new());
@@ -532,8 +547,9 @@ fn select_page(
             limit,
         )?;
     }
-    if window.need_before {
-        let with_anchor = window.want_anchor && !window.need_after;
+    let with_anchor = window.want_anchor && !window.need_after;
+    // With nothing of the narrow before the anchor, that side is read only for the anchor.
+    if window.need_before && (with_anchor || !nothing_before) {
         let limit = query.num_before + i64::from(with_anchor);
         let direction = Direction::Before;
         before = messages::page(

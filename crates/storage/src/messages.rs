@@ -641,7 +641,7 @@ fn is_unread(condition: &Condition) -> bool {
 }
 
 /// Whether the conditions require the message to be unread (a plain `NOT read`).
-pub(crate) fn asks_unread(conditions: &[Condition]) -> bool {
+pub fn asks_unread(conditions: &[Condition]) -> bool {
     conditions.iter().any(|c| match c {
         Condition::All(items) => asks_unread(items),
         other => is_unread(other),

@@ -201,3 +201,79 @@ busy_backend_test! {
         }
     }
 }
+
+/// In a narrow that asks for unread messages, nothing of the narrow is older than its first
+/// unread message, so a page around it reads nothing before it (as many statements as the page
+/// with no message before it asked for); unless muting skipped some of them: then the muted
+/// unread messages before the anchor are the page's, as the reference shows them.
+#[actix_web::test]
+async fn an_unread_narrow_reads_nothing_before_its_first_unread_message_unless_muting_skipped_some()
+{
+    count_statements();
+    for backend in Backend::available() {
+        let app = TestApp::start_with_limits(backend, lifted_api_limit()).await;
+        let (ann, bob, _) = app.ann_and_bob_in("near").await;
+        let hushed = app.send_to_channel(&bob, "near", "hushed", "m0").await;
+        let mut sent = vec![hushed];
+        for i in 1..5 {
+            sent.push(
+                app.send_to_channel(&bob, "near", "t", &format!("m{i}"))
+                    .await,
+            );
+        }
+        let narrow = json!([["is", "unread"]]);
+        assert_eq!(
+            page(&app, &ann, &narrow, "first_unread", 2, 2).await,
+            sent[..3].to_vec()
+        );
+        let around = |before: usize| {
+            let (app, ann, narrow) = (&app, &ann, &narrow);
+            async move {
+                page(app, ann, narrow, "first_unread", before, 2).await;
+            }
+        };
+        let with_before = fewest_statements(&app, || around(2)).await;
+        let without = fewest_statements(&app, || around(0)).await;
+        assert_eq!(
+            with_before, without,
+            "the side before the first unread message was read"
+        );
+        // Muted, the first message is skipped by the anchor but still an unread match before it.
+        let channel = app
+            .get("/get_stream_id")
+            .as_user(&ann)
+            .param("stream", "near")
+            .send()
+            .await
+            .success()["stream_id"]
+            .as_i64()
+            .unwrap();
+        app.post("/user_topics")
+            .as_user(&ann)
+            .param("stream_id", channel)
+            .param("topic", "hushed")
+            .param("visibility_policy", 1)
+            .send()
+            .await
+            .success();
+        let body = app
+            .get("/messages")
+            .as_user(&ann)
+            .param("anchor", "first_unread")
+            .param("num_before", 2)
+            .param("num_after", 2)
+            .json_param("narrow", &narrow)
+            .send()
+            .await
+            .success();
+        assert_eq!(body["anchor"], sent[1]);
+        let ids: Vec<i64> = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].as_i64().unwrap())
+            .collect();
+        assert_eq!(ids, sent[..4].to_vec());
+        assert_eq!(body["found_oldest"], true);
+    }
+}
