@@ -12,7 +12,6 @@ Usage: bench_first_screen.py --parley target/release/parley [--messages 100000] 
 """
 
 import argparse
-import base64
 import configparser
 import gzip
 import json
@@ -22,27 +21,13 @@ import statistics
 import sys
 import tempfile
 import time
-import urllib.parse
-import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
-from checks import Server, free_port  # noqa: E402
+from checks import Server, api, free_port  # noqa: E402
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-
-
-def api(site, creds, method, path, data=None):
-    body = urllib.parse.urlencode(data or {}).encode() if method != "GET" else None
-    url = f"{site}/api/v1{path}"
-    if method == "GET" and data:
-        url += "?" + urllib.parse.urlencode(data)
-    req = urllib.request.Request(url, data=body, method=method)
-    token = base64.b64encode(f"{creds[0]}:{creds[1]}".encode()).decode()
-    req.add_header("Authorization", f"Basic {token}")
-    with urllib.request.urlopen(req, timeout=60) as r:
-        return json.load(r)
 
 
 def bundle_sizes():

@@ -19,7 +19,6 @@ Usage: test_web_client.py --parley PATH [--database-url URL] [--chromium /usr/bi
 """
 
 import argparse
-import base64
 import configparser
 import json
 import os
@@ -33,7 +32,7 @@ import urllib.request
 import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
-from checks import Server, check, finish, free_port  # noqa: E402
+from checks import Server, api, check, finish, free_port  # noqa: E402
 
 from playwright.sync_api import sync_playwright, TimeoutError as PlaywrightTimeout  # noqa: E402
 
@@ -50,22 +49,6 @@ def png(width, height, rgb):
 
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
-
-
-def api(site, creds, method, path, data=None):
-    """One call to /api/v1 with HTTP Basic (setting up the scene, not what is tested)."""
-    body = urllib.parse.urlencode(data or {}).encode() if method != "GET" else None
-    url = f"{site}/api/v1{path}"
-    if method == "GET" and data:
-        url += "?" + urllib.parse.urlencode(data)
-    req = urllib.request.Request(url, data=body, method=method)
-    token = base64.b64encode(f"{creds[0]}:{creds[1]}".encode()).decode()
-    req.add_header("Authorization", f"Basic {token}")
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return json.load(r)
-    except urllib.error.HTTPError as e:
-        return json.load(e)
 
 
 def fetch_api_key(site, email, password):

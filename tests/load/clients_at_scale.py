@@ -23,7 +23,6 @@ Exits non-zero when a check fails; prints the timings.
 """
 
 import argparse
-import base64
 import json
 import os
 import re
@@ -34,10 +33,9 @@ import sys
 import tempfile
 import time
 import urllib.parse
-import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-from checks import Server, check, finish, free_port  # noqa: E402
+from checks import Server, api, check, finish, free_port  # noqa: E402
 
 USER_ID = 2
 PASSWORD = "scale-password-1"
@@ -48,18 +46,6 @@ def query(url, sql):
     if url.startswith("sqlite://"):
         return sqlite3.connect(url[len("sqlite://"):]).execute(sql).fetchone()[0]
     return subprocess.check_output(["psql", url, "-Atc", sql]).decode().strip()
-
-
-def api(site, creds, method, path, data=None):
-    body = urllib.parse.urlencode(data or {}).encode() if method != "GET" else None
-    url = f"{site}/api/v1{path}"
-    if method == "GET" and data:
-        url += "?" + urllib.parse.urlencode(data)
-    req = urllib.request.Request(url, data=body, method=method)
-    token = base64.b64encode(f"{creds[0]}:{creds[1]}".encode()).decode()
-    req.add_header("Authorization", f"Basic {token}")
-    with urllib.request.urlopen(req, timeout=60) as r:
-        return json.load(r)
 
 
 def expected_counts(site, creds):

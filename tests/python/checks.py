@@ -1,11 +1,15 @@
-"""What the client test scripts share: counted checks, a free port, one parley process, and the
-summary line that .ci/run adds up (`<label>: N passed, M failed`)."""
+"""What the client test scripts share: counted checks, a free port, one parley process, one call
+to the API, and the summary line that .ci/run adds up (`<label>: N passed, M failed`)."""
 
+import base64
+import json
 import os
 import signal
 import socket
 import subprocess
 import time
+import urllib.error
+import urllib.parse
 import urllib.request
 
 PASSED = 0
@@ -37,6 +41,23 @@ def finish(label):
     nothing ran."""
     print(f"{label}: {PASSED} passed, {FAILED} failed", flush=True)
     return 1 if FAILED or not PASSED else 0
+
+
+def api(site, creds, method, path, data=None):
+    """One call to /api/v1 as `creds` (address, API key) with HTTP Basic, for setting up a scene
+    rather than what is tested: the answer's JSON, an error's too (its `result` says which)."""
+    body = urllib.parse.urlencode(data or {}).encode() if method != "GET" else None
+    url = f"{site}/api/v1{path}"
+    if method == "GET" and data:
+        url += "?" + urllib.parse.urlencode(data)
+    req = urllib.request.Request(url, data=body, method=method)
+    token = base64.b64encode(f"{creds[0]}:{creds[1]}".encode()).decode()
+    req.add_header("Authorization", f"Basic {token}")
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return json.load(r)
+    except urllib.error.HTTPError as e:
+        return json.load(e)
 
 
 class Server:
