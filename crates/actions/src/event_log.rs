@@ -669,7 +669,7 @@ pub(crate) fn prune_idle_buckets(conn: &mut parley_storage::DbConn) -> Result<us
     if !event_log::try_job_lock(conn, BUCKET_PRUNE_LOCK)? {
         return Ok(0);
     }
-    event_log::prune_tokens(conn, IDLE_BUCKET_MS)
+    parley_storage::rate_buckets::prune_tokens(conn, IDLE_BUCKET_MS)
 }
 
 /// Forgets silent processes and prunes the entries every live one has delivered (older than

@@ -18,7 +18,7 @@ mod redis_buckets;
 pub use redis_buckets::{RedisBuckets, RedisUnavailable, DEFAULT_PREFIX as REDIS_KEY_PREFIX};
 
 use parley_domain::{ErrorCode, RequestError};
-use parley_storage::event_log::Taken;
+use parley_storage::rate_buckets::Taken;
 use parley_storage::Db;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -123,7 +123,9 @@ impl RateLimiter {
                 let want = self.lease_size();
                 let taken = db
                     .run(move |conn| {
-                        parley_storage::event_log::take_tokens(conn, &bucket, max, per_second, want)
+                        parley_storage::rate_buckets::take_tokens(
+                            conn, &bucket, max, per_second, want,
+                        )
                     })
                     .await;
                 match taken {

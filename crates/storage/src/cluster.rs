@@ -29,12 +29,7 @@ pub struct Node {
 }
 
 fn pg(conn: &mut DbConn) -> Result<&mut diesel::pg::PgConnection, StorageError> {
-    match conn {
-        DbConn::Pg(conn) => Ok(conn),
-        DbConn::Sqlite(_) => Err(StorageError::Database(
-            diesel::result::Error::QueryBuilderError("the cluster is PostgreSQL's only".into()),
-        )),
-    }
+    conn.postgres_only("the cluster is")
 }
 
 const NOW: &str = "extract(epoch FROM clock_timestamp())::BIGINT";

@@ -20,6 +20,21 @@ pub enum DbConn {
     Pg(PgConnection),
 }
 
+impl DbConn {
+    /// This connection as PostgreSQL's, for what only PostgreSQL has (the event log, the
+    /// cluster's tables, the shared rate-limit buckets); on SQLite an error naming `what`.
+    pub(crate) fn postgres_only(&mut self, what: &str) -> Result<&mut PgConnection, StorageError> {
+        match self {
+            DbConn::Pg(conn) => Ok(conn),
+            DbConn::Sqlite(_) => Err(StorageError::Database(
+                diesel::result::Error::QueryBuilderError(
+                    format!("{what} PostgreSQL's only").into(),
+                ),
+            )),
+        }
+    }
+}
+
 /// How long an SQLite writer waits for another's lock before failing.
 pub const SQLITE_BUSY_TIMEOUT_MS: u32 = 5_000;
 

@@ -23,21 +23,14 @@ use crate::pg_listen::PgListen;
 use diesel::connection::SimpleConnection;
 use diesel::pg::PgConnection;
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bool, Double, Text};
+use diesel::sql_types::{BigInt, Bool, Text};
 use std::time::Duration;
 
 /// The channel of `NOTIFY` that wakes the nodes when entries are appended.
 pub const CHANNEL: &str = "parley_events";
 
 fn pg(conn: &mut DbConn) -> Result<&mut PgConnection, StorageError> {
-    match conn {
-        DbConn::Pg(conn) => Ok(conn),
-        DbConn::Sqlite(_) => Err(StorageError::Database(
-            diesel::result::Error::QueryBuilderError(
-                "the event log and the cluster tables are PostgreSQL's only".into(),
-            ),
-        )),
-    }
+    conn.postgres_only("the event log is")
 }
 
 #[derive(QueryableByName)]
@@ -206,108 +199,6 @@ pub fn try_job_lock(conn: &mut DbConn, key: i64) -> Result<bool, StorageError> {
             .get_result::<Taken>(conn)?
             .taken,
     )
-}
-
-/// What taking tokens from a shared bucket gave.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Taken {
-    /// This many tokens (at least one, at most the number asked for) were taken.
-    Tokens(u32),
-    /// None was there; one will be after this many seconds.
-    Wait(f64),
-}
-
-/// Takes up to `want` tokens (at least one) from the bucket `key` (at most `max` tokens, refilled
-/// at `per_second`), as many as are whole in it, timed by the database's clock so that the nodes'
-/// clocks do not matter.
-pub fn take_tokens(
-    conn: &mut DbConn,
-    key: &str,
-    max: f64,
-    per_second: f64,
-    want: u32,
-) -> Result<Taken, StorageError> {
-    let conn = pg(conn)?;
-    let (tokens, granted) = TakeTokens {
-        key,
-        max,
-        per_second,
-        want: f64::from(want.max(1)),
-    }
-    .get_result::<(f64, f64)>(conn)?;
-    Ok(if granted >= 1.0 {
-        // At most `want`, a u32.
-        Taken::Tokens(granted as u32)
-    } else {
-        Taken::Wait((1.0 - tokens) / per_second.max(f64::MIN_POSITIVE))
-    })
-}
-
-/// [`take_tokens`]'s statement, its own query type so that it stays prepared (as
-/// `sql_query` it was parsed and planned on every API request that took from the shared
-/// bucket: 0.3 of its 0.4 ms on PostgreSQL). Each value is bound once, at its first place, and
-/// named by its number after that.
-#[derive(Debug, Clone, Copy)]
-struct TakeTokens<'a> {
-    key: &'a str,
-    max: f64,
-    per_second: f64,
-    want: f64,
-}
-
-impl diesel::query_builder::QueryId for TakeTokens<'_> {
-    type QueryId = TakeTokens<'static>;
-    const HAS_STATIC_QUERY_ID: bool = true;
-}
-
-impl diesel::query_builder::Query for TakeTokens<'_> {
-    type SqlType = (Double, Double);
-}
-
-impl diesel::query_builder::QueryFragment<diesel::pg::Pg> for TakeTokens<'_> {
-    fn walk_ast<'b>(
-        &'b self,
-        mut out: diesel::query_builder::AstPass<'_, 'b, diesel::pg::Pg>,
-    ) -> QueryResult<()> {
-        // $1 the key, $2 the bucket's size, $3 the tokens wanted, $4 the refill rate.
-        out.push_sql(
-            "WITH now AS (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::BIGINT AS ms) \
-             INSERT INTO rate_limit_buckets AS b (key, tokens, updated_ms, allowed, granted) SELECT ",
-        );
-        out.push_bind_param::<Text, _>(&self.key)?;
-        out.push_sql(", ");
-        out.push_bind_param::<Double, _>(&self.max)?;
-        out.push_sql(" - LEAST(");
-        out.push_bind_param::<Double, _>(&self.want)?;
-        out.push_sql(
-            ", floor($2)), now.ms, TRUE, LEAST($3, floor($2)) FROM now \
-             ON CONFLICT (key) DO UPDATE SET tokens = ",
-        );
-        // `refilled` is the bucket's content now; whole tokens are taken, up to the wanted.
-        let refilled = "LEAST($2, b.tokens + (EXCLUDED.updated_ms - b.updated_ms) * $4 / 1000.0)";
-        let granted =
-            format!("CASE WHEN {refilled} >= 1 THEN LEAST($3, floor({refilled})) ELSE 0 END");
-        out.push_sql("LEAST($2, b.tokens + (EXCLUDED.updated_ms - b.updated_ms) * ");
-        out.push_bind_param::<Double, _>(&self.per_second)?;
-        out.push_sql(&format!(
-            " / 1000.0) - {granted}, granted = {granted}, allowed = {refilled} >= 1, \
-             updated_ms = EXCLUDED.updated_ms RETURNING tokens, granted"
-        ));
-        Ok(())
-    }
-}
-
-impl diesel::query_dsl::RunQueryDsl<PgConnection> for TakeTokens<'_> {}
-
-/// Deletes buckets untouched for `idle_ms` (they are full again by then).
-pub fn prune_tokens(conn: &mut DbConn, idle_ms: i64) -> Result<usize, StorageError> {
-    let conn = pg(conn)?;
-    Ok(diesel::sql_query(
-        "DELETE FROM rate_limit_buckets
-         WHERE updated_ms < (extract(epoch FROM clock_timestamp()) * 1000)::BIGINT - $1",
-    )
-    .bind::<BigInt, _>(idle_ms)
-    .execute(conn)?)
 }
 
 /// A connection listening for appended entries; it sleeps until one is notified.

@@ -37,6 +37,7 @@ pub mod pooled;
 pub mod presence;
 pub mod profile_fields;
 pub mod push_devices;
+pub mod rate_buckets;
 pub mod reactions;
 pub mod read_ranges;
 pub mod reader_flags;
