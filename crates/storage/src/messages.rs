@@ -4,6 +4,7 @@
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
+use crate::reader_flags::SpanEnd;
 use crate::reader_spans::ReaderSpans;
 use crate::schema::{dm_groups, messages, user_messages};
 use crate::sql::{Bind, SqlBuilder, READER};
@@ -418,11 +419,17 @@ type PageReader = fn(
 /// Appends one condition as SQL (`m` is the message, `um` the reader's row). Positive channel
 /// and conversation terms compare the bare column so that the indexes serve them; under `NOT`
 /// they are made NULL-safe, so that direct messages are not lost to SQL's three-valued logic.
-fn push_condition(sql: &mut SqlBuilder, condition: &Condition, negated: bool, reader: UserId) {
+fn push_condition(
+    sql: &mut SqlBuilder,
+    condition: &Condition,
+    negated: bool,
+    reader: UserId,
+    span: SpanEnd,
+) {
     match condition {
         Condition::Not(inner) => {
             sql.push("NOT (");
-            push_condition(sql, inner, !negated, reader);
+            push_condition(sql, inner, !negated, reader, span);
             sql.push(")");
         }
         Condition::Channel(id) => {
@@ -485,7 +492,7 @@ fn push_condition(sql: &mut SqlBuilder, condition: &Condition, negated: bool, re
                 sql.push_for(
                     &format!(
                         "((COALESCE({}, {default}) & {bit}) <> 0)",
-                        crate::reader_flags::flags_sql(READER)
+                        crate::reader_flags::flags_sql(READER, span)
                     ),
                     reader.0,
                 );
@@ -519,8 +526,8 @@ fn push_condition(sql: &mut SqlBuilder, condition: &Condition, negated: bool, re
             sql.search(text);
         }
         Condition::TopicIn(topics) => push_topics(sql, topics),
-        Condition::Any(items) => push_joined(sql, items, " OR ", "1 = 0", negated, reader),
-        Condition::All(items) => push_joined(sql, items, " AND ", "1 = 1", negated, reader),
+        Condition::Any(items) => push_joined(sql, items, " OR ", "1 = 0", negated, reader, span),
+        Condition::All(items) => push_joined(sql, items, " AND ", "1 = 1", negated, reader, span),
         Condition::Nothing => {
             sql.push("1 = 0");
         }
@@ -555,6 +562,7 @@ fn push_joined(
     empty: &str,
     negated: bool,
     reader: UserId,
+    span: SpanEnd,
 ) {
     if items.is_empty() {
         sql.push(empty);
@@ -566,7 +574,7 @@ fn push_joined(
             sql.push(joiner);
         }
         sql.push("(");
-        push_condition(sql, item, negated, reader);
+        push_condition(sql, item, negated, reader, span);
         sql.push(")");
     }
     sql.push(")");
@@ -608,10 +616,14 @@ fn span_channels(conn: &mut DbConn, reader: UserId) -> Result<Vec<i64>, StorageE
 /// The columns of a page row and the condition that the audience may see `m` (whose reader's
 /// row is `um`): the reader has a row for it, or one of their spans covers it, or it is in a
 /// channel whose history they may read.
-fn visible(conn: &mut DbConn, audience: &Audience) -> Result<(String, SqlBuilder), StorageError> {
+fn visible(
+    conn: &mut DbConn,
+    audience: &Audience,
+    span: SpanEnd,
+) -> Result<(String, SqlBuilder), StorageError> {
     let columns = format!(
         "{COLUMNS}, {} AS reader_flags",
-        crate::reader_flags::flags_sql(READER)
+        crate::reader_flags::flags_sql(READER, span)
     );
     let channels = audience.span_channels(conn)?.to_vec();
     let mut condition = SqlBuilder::new();
@@ -621,7 +633,7 @@ fn visible(conn: &mut DbConn, audience: &Audience) -> Result<(String, SqlBuilder
             .push(" OR (")
             .ids_in("m.channel_id", channels)
             .push_for(
-                &format!(" AND {})", crate::reader_flags::covered_sql(READER)),
+                &format!(" AND {})", crate::reader_flags::covered_sql(READER, span)),
                 audience.reader.0,
             );
     }
@@ -676,14 +688,21 @@ pub(crate) fn matching_among(
     unread_list: bool,
     bound: Option<(&str, i64)>,
 ) -> Result<(SqlBuilder, &'static str), StorageError> {
-    let (columns, visible) = visible(conn, audience)?;
+    // The page query reads the reader's span of each message once, for both the condition
+    // that they received it and their flags (`reader_flags::SpanEnd`).
+    let span = match (bound, &*conn) {
+        (Some(_), DbConn::Pg(_)) => SpanEnd::Joined,
+        _ => SpanEnd::Probe,
+    };
+    let (columns, visible) = visible(conn, audience, span)?;
     let mut sql = SqlBuilder::new();
-    let joined = match (bound, &*conn) {
-        (Some(_), DbConn::Pg(_)) => format!(
+    let joined = match span {
+        SpanEnd::Joined => format!(
             "LEFT JOIN LATERAL (SELECT u.user_id, u.flags FROM user_messages u \
-             WHERE u.user_id = {READER} AND u.message_id = m.id OFFSET 0) um ON true"
+             WHERE u.user_id = {READER} AND u.message_id = m.id OFFSET 0) um ON true{}",
+            crate::reader_flags::span_end_join(READER)
         ),
-        _ => {
+        SpanEnd::Probe => {
             format!("LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = {READER}")
         }
     };
@@ -704,7 +723,7 @@ pub(crate) fn matching_among(
     }
     for condition in conditions {
         sql.push(" AND ");
-        push_condition(&mut sql, condition, false, audience.reader);
+        push_condition(&mut sql, condition, false, audience.reader, span);
     }
     Ok((sql, "m.id"))
 }
@@ -742,7 +761,7 @@ fn matching_by_search(
             conn, audience, conditions, position, query,
         )?));
     }
-    let (columns, visible) = visible(conn, audience)?;
+    let (columns, visible) = visible(conn, audience, SpanEnd::Probe)?;
     let mut sql = SqlBuilder::new();
     sql.push_for(
         &format!(
@@ -758,7 +777,7 @@ fn matching_by_search(
     for (i, condition) in conditions.iter().enumerate() {
         if i != position {
             sql.push(" AND ");
-            push_condition(&mut sql, condition, false, audience.reader);
+            push_condition(&mut sql, condition, false, audience.reader, SpanEnd::Probe);
         }
     }
     Ok(Some((sql, "messages_fts.rowid")))

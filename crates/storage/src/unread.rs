@@ -142,7 +142,7 @@ where
                AND NOT (m.channel_id IS NOT NULL AND {covered})",
             columns = columns.own_row(),
             read = flags::READ,
-            covered = crate::reader_flags::covered_sql(READER),
+            covered = crate::reader_flags::covered_sql(READER, crate::reader_flags::SpanEnd::Probe),
         ),
         user.0,
     );

@@ -136,7 +136,8 @@ impl UnreadNearest {
                  WHERE um.user_id = {READER} AND (um.flags & {read}) = 0 \
                    AND NOT (m.channel_id IS NOT NULL AND {covered}) AND um.message_id {op} ",
                 read = flags::READ,
-                covered = crate::reader_flags::covered_sql(READER),
+                covered =
+                    crate::reader_flags::covered_sql(READER, crate::reader_flags::SpanEnd::Probe),
             ),
             self.user.0,
         )

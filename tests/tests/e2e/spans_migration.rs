@@ -244,7 +244,10 @@ fn migrating_keeps_every_users_flags_on_every_message() {
                     "SELECT COUNT(*) AS n FROM user_messages um JOIN messages m \
                      ON m.id = um.message_id WHERE m.channel_id IS NOT NULL AND {} \
                      AND (um.flags & 1) {} 0",
-                    parley_storage::reader_flags::covered_sql("um.user_id"),
+                    parley_storage::reader_flags::covered_sql(
+                        "um.user_id",
+                        parley_storage::reader_flags::SpanEnd::Probe,
+                    ),
                     if read_clear { "=" } else { "<>" },
                 );
                 let n = match &mut conn {
