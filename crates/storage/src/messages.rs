@@ -688,24 +688,26 @@ pub(crate) fn matching_among(
     unread_list: bool,
     bound: Option<(&str, i64)>,
 ) -> Result<(SqlBuilder, &'static str), StorageError> {
-    // The page query reads the reader's span of each message once, for both the condition
+    // On PostgreSQL the reader's span of each message is read once, for both the condition
     // that they received it and their flags (`reader_flags::SpanEnd`).
-    let span = match (bound, &*conn) {
-        (Some(_), DbConn::Pg(_)) => SpanEnd::Joined,
-        _ => SpanEnd::Probe,
+    let span = match &*conn {
+        DbConn::Pg(_) => SpanEnd::Joined,
+        DbConn::Sqlite(_) => SpanEnd::Probe,
     };
     let (columns, visible) = visible(conn, audience, span)?;
     let mut sql = SqlBuilder::new();
-    let joined = match span {
-        SpanEnd::Joined => format!(
+    let mut joined = match (bound, &*conn) {
+        (Some(_), DbConn::Pg(_)) => format!(
             "LEFT JOIN LATERAL (SELECT u.user_id, u.flags FROM user_messages u \
-             WHERE u.user_id = {READER} AND u.message_id = m.id OFFSET 0) um ON true{}",
-            crate::reader_flags::span_end_join(READER)
+             WHERE u.user_id = {READER} AND u.message_id = m.id OFFSET 0) um ON true"
         ),
-        SpanEnd::Probe => {
+        _ => {
             format!("LEFT JOIN user_messages um ON um.message_id = m.id AND um.user_id = {READER}")
         }
     };
+    if span == SpanEnd::Joined {
+        joined.push_str(&crate::reader_flags::span_end_join(READER));
+    }
     sql.push_for(
         &format!("SELECT {columns} FROM messages m {joined}"),
         audience.reader.0,
