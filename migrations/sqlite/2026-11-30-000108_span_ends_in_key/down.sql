@@ -1,0 +1,2 @@
+-- See up.sql: nothing changed on SQLite.
+SELECT 1;
