@@ -104,7 +104,11 @@ fn create_general_channel(conn: &mut DbConn, owner: &User) -> ActionResult<()> {
     };
     let mut channel = crate::channels::build_channel(conn, &policy, Some(owner), &new)?;
     channel.id = crate::channels::insert_channel(conn, &channel)?;
-    crate::subscriptions::subscribe_in_transaction(conn, channel.id, std::slice::from_ref(owner))?;
+    crate::new_subscriptions::subscribe_in_transaction(
+        conn,
+        channel.id,
+        std::slice::from_ref(owner),
+    )?;
     crate::realm_cache::changing();
     realms::set_permission(
         conn,

@@ -3,12 +3,12 @@
 use crate::access::{access_channel_by_id, access_channel_by_name};
 use crate::context::Context;
 use crate::error::ActionResult;
+use crate::new_subscriptions::subscribe_in_transaction;
 use crate::notify::channels::{
     active_users, channel_changed, default_streams, stream_archived, People, StreamUpdate,
     SubscribeEvents,
 };
 use crate::policy::{self, Policy};
-use crate::subscriptions::subscribe_in_transaction;
 use crate::time::now;
 use parley_domain::access::{can_access_channel_metadata, can_administer_channel};
 use parley_domain::channel::{

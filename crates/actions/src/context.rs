@@ -1,11 +1,13 @@
 //! What every action needs: the database and where the organization lives.
 
+use crate::bigbluebutton::BigBlueButtonConfig;
 use crate::error::{ActionError, ActionResult};
 use crate::file_store::{FileStore, MemoryFileStore};
 use crate::mail::{Mailer, MemoryMailer};
 use crate::publish::{EventHub, Events};
 use crate::rate_limit::RateLimits;
 use crate::realm_cache::ChangeSlot;
+use parley_events::Event;
 use parley_storage::Db;
 use parley_storage::DbConn;
 use std::sync::Arc;
@@ -70,13 +72,23 @@ pub struct Context {
     /// The camo image proxy external images and videos in messages load through, if any.
     pub camo: Option<parley_markdown::Camo>,
     /// The BigBlueButton server video calls are made on, if any.
-    pub bigbluebutton: Option<crate::calls::BigBlueButtonConfig>,
+    pub bigbluebutton: Option<BigBlueButtonConfig>,
+    /// Runs after each write this process commits.
+    after_commit: AfterCommit,
 }
 
+/// What follows every write this process commits, given the events the write recorded: the
+/// outgoing webhook calls its messages trigger. A function pointer that [`Context::new`]
+/// (`crate::wiring`) fills in, so the write path every action takes does not import the
+/// features that react to writes, whose own writes take it.
+pub type AfterCommit = fn(&Context, &[Event]);
+
 impl Context {
-    /// A context over this database and address, with the default rate limits.
-    pub fn new(db: Db, realm: RealmAddress) -> Self {
+    /// A context over this database and address, with the default rate limits, that runs
+    /// `after_commit` after each committed write; [`Context::new`] is the one to use.
+    pub(crate) fn with_hook(db: Db, realm: RealmAddress, after_commit: AfterCommit) -> Self {
         Context {
+            after_commit,
             db,
             realm,
             limits: Arc::new(RateLimits::default()),
@@ -91,7 +103,7 @@ impl Context {
     }
 
     /// The same context making video calls on this BigBlueButton server.
-    pub fn with_bigbluebutton(mut self, bbb: Option<crate::calls::BigBlueButtonConfig>) -> Self {
+    pub fn with_bigbluebutton(mut self, bbb: Option<BigBlueButtonConfig>) -> Self {
         self.bigbluebutton = bbb;
         self
     }
@@ -173,7 +185,7 @@ impl Context {
                 })
                 .await?;
             ctx.events.hand_over(position, &events);
-            crate::outgoing_webhooks::after_commit(&ctx, &events);
+            (ctx.after_commit)(&ctx, &events);
             ctx.events.committed(events, position).await;
             drop(change);
             Ok(result)

@@ -14,7 +14,7 @@ use parley_storage::users;
 /// user's browser sessions end, in the same transaction.
 pub async fn do_set_password(ctx: &Context, email: &str, password: &str) -> ActionResult<User> {
     let email = normalize_email(email, "email")?;
-    crate::users::check_password(password)?;
+    crate::secrets::check_password(password)?;
     let hash = secrets::hash_password(password).map_err(ActionError::Internal)?;
     ctx.transaction(move |conn| {
         let user = users::by_delivery_email(conn, &email)?.ok_or_else(|| {

@@ -12,16 +12,7 @@ use parley_storage::messages;
 use parley_storage::reactions::{self, Reaction};
 use parley_storage::StorageError;
 
-/// An emoji as a reaction names it.
-#[derive(Debug, Clone)]
-pub struct EmojiRef {
-    /// Name.
-    pub emoji_name: Option<String>,
-    /// Code.
-    pub emoji_code: Option<String>,
-    /// Namespace of the code.
-    pub reaction_type: Option<String>,
-}
+pub use parley_domain::reaction::EmojiRef;
 
 /// Checks an emoji and fills in what was left out; unknown emoji fail with the reference's
 /// messages.

@@ -6,6 +6,7 @@ use crate::error::ActionResult;
 use crate::notify::uploads::realm_emoji_updated;
 use crate::policy;
 use crate::uploads::{realm_id, stored_image, ServedFile};
+use parley_domain::reaction::EmojiRef;
 use parley_domain::realm_emoji::{check_name, normalize_name, store_path};
 use parley_domain::upload::{image_extension, sniff_image, too_large, MAX_EMOJI_FILE_SIZE_MIB};
 use parley_domain::user::User;
@@ -220,7 +221,7 @@ pub fn check_custom_emoji(conn: &mut DbConn, name: &str, code: &str) -> ActionRe
 /// name alone means the custom emoji first, as in the reference); `None` for other emoji.
 pub fn custom_reaction(
     conn: &mut DbConn,
-    emoji: &crate::reactions::EmojiRef,
+    emoji: &EmojiRef,
 ) -> ActionResult<Option<(String, String, String)>> {
     const KIND: &str = "realm_emoji";
     let Some(name) = emoji.emoji_name.clone() else {
@@ -244,10 +245,7 @@ pub fn custom_reaction(
 
 /// The namespace of a reaction sent without `reaction_type`: `realm_emoji` when it names an
 /// active custom emoji by name alone, else `unicode_emoji`.
-pub fn default_reaction_type(
-    conn: &mut DbConn,
-    emoji: &crate::reactions::EmojiRef,
-) -> ActionResult<String> {
+pub fn default_reaction_type(conn: &mut DbConn, emoji: &EmojiRef) -> ActionResult<String> {
     let custom = match (&emoji.emoji_name, &emoji.emoji_code) {
         (Some(name), None) => active_by_name(conn, name)?.is_some(),
         _ => false,

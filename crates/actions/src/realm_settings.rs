@@ -11,7 +11,7 @@ use parley_domain::groups::{GroupGraph, GroupSetting, SystemGroup};
 use parley_domain::ids::ChannelId;
 use parley_domain::realm::RealmPolicy;
 use parley_domain::realm_settings::{
-    current_value, group_setting_allows, owner_only, EventStyle, RealmSetting, Storage,
+    group_setting_allows, owner_only, EventStyle, RealmSetting, Storage,
 };
 use parley_domain::user::User;
 use parley_domain::{ErrorCode, RequestError};
@@ -77,7 +77,7 @@ pub async fn do_update_realm(
         let mut data = Map::new();
         for (spec, value) in &update.settings {
             check_channel(conn, spec, value)?;
-            if current_value(spec, &realm, &stored) == *value {
+            if realm.setting_value(spec, &stored) == *value {
                 continue;
             }
             store(conn, spec, value)?;

@@ -104,7 +104,7 @@ impl Lookup for DbLookup<'_> {
     fn uploaded_image(&self, path_id: &str) -> Option<UploadedImage> {
         let mut conn = self.conn.borrow_mut();
         let path_id = parley_domain::upload::percent_decode(path_id);
-        crate::uploads::preview_for_rendering(&mut conn, &path_id)
+        crate::image_previews::preview_for_rendering(&mut conn, &path_id)
             .ok()
             .flatten()
     }

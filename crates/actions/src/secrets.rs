@@ -14,6 +14,17 @@ pub const API_KEY_LENGTH: usize = 32;
 /// The shortest password accepted.
 pub const MIN_PASSWORD_LENGTH: usize = 6;
 
+/// A new password is long enough (`password` names the parameter, as the reference does).
+pub fn check_password(password: &str) -> Result<(), parley_domain::RequestError> {
+    if password.chars().count() < MIN_PASSWORD_LENGTH {
+        return Err(parley_domain::RequestError::invalid_param(
+            "password",
+            "The password is too weak.",
+        ));
+    }
+    Ok(())
+}
+
 /// A new random API key of [`API_KEY_LENGTH`] alphanumeric characters.
 pub fn generate_api_key() -> String {
     Alphanumeric.sample_string(&mut rand::rngs::OsRng, API_KEY_LENGTH)

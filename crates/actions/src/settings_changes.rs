@@ -230,7 +230,7 @@ pub async fn do_update_settings(
             .into())
         }
         (Some(new), Some(old)) => {
-            crate::users::check_password(new)?;
+            crate::secrets::check_password(new)?;
             let id = user.id;
             let stored_hash = ctx
                 .run(move |conn| Ok::<_, ActionError>(users::credentials(conn, id)?))

@@ -7,10 +7,10 @@ use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
 use crate::invites::{invites_changed, link_by_key, Invitation};
 use crate::messages_send::{do_send_message, Destination, SendMessage};
+use crate::new_subscriptions::subscribe_in_transaction;
 use crate::notify::channels::{active_users, People, SubscribeEvents};
 use crate::notify::groups::members_changed;
 use crate::policy;
-use crate::subscriptions::subscribe_in_transaction;
 use crate::users::{create_user_in, prepare_user, CreateUser, CreatedUser, PreparedUser};
 use parley_domain::groups::GroupId;
 use parley_domain::invite::{

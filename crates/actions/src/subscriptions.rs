@@ -5,6 +5,7 @@ use crate::access::{access_channel_by_id, access_channel_by_name};
 use crate::channels::{build_channel, insert_channel, NewChannel};
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
+use crate::new_subscriptions::subscribe_in_transaction;
 use crate::notify::channels::{
     active_users, default_streams, inherited_notifications, subscription_update, People,
     SubscribeEvents, UnsubscribeEvents,
@@ -14,7 +15,7 @@ use crate::publish::Events;
 use parley_domain::access::{
     can_access_channel_content, can_administer_channel, can_subscribe_self,
 };
-use parley_domain::channel::{Channel, SubscriptionSettings, SUBSCRIPTION_COLORS};
+use parley_domain::channel::{Channel, SubscriptionSettings};
 use parley_domain::user::User;
 use parley_domain::{ChannelId, RequestError, UserId};
 use parley_events::Event;
@@ -22,22 +23,6 @@ use parley_storage::{channels, subscriptions, users, DbConn};
 use parley_wire::Subscription;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
-
-/// Subscribes users inside an existing transaction; new rows get the next palette color of each
-/// user. Returns who was newly subscribed.
-pub(crate) fn subscribe_in_transaction(
-    conn: &mut DbConn,
-    channel: ChannelId,
-    users: &[User],
-) -> ActionResult<Vec<UserId>> {
-    let ids: Vec<UserId> = users.iter().map(|u| u.id).collect();
-    let counts = subscriptions::counts_of_users(conn, &ids)?;
-    let color_for = |user: UserId| {
-        let n = counts.get(&user).copied().unwrap_or(0) as usize;
-        SUBSCRIPTION_COLORS[n % SUBSCRIPTION_COLORS.len()].to_owned()
-    };
-    Ok(subscriptions::subscribe(conn, channel, &ids, &color_for)?)
-}
 
 /// Who a `principals` entry names.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,14 +9,13 @@ use crate::access::accessible_message;
 use crate::context::Context;
 use crate::error::{ActionError, ActionResult};
 use crate::file_store::{FileReader, FileStore, FileWriter};
+use crate::image_previews::stored_thumbnails;
 use crate::notify::uploads::{attachment_changed, attachment_removed};
 use crate::policy;
 use crate::present::realm::attachment as attachment_object;
 use crate::publish::Events;
 use crate::time::now;
-use parley_domain::thumbnail::{
-    self, default_format, is_accepted_type, needs_transcoding, parse_format, StoredThumbnail,
-};
+use parley_domain::thumbnail::{is_accepted_type, parse_format, StoredThumbnail};
 use parley_domain::upload::{
     content_type, is_valid_path_id, linked_path_ids, path_id, sanitize_filename, too_large,
     MAX_FILE_UPLOAD_SIZE_MIB,
@@ -409,46 +408,6 @@ async fn record_upload(
         Ok(())
     })
     .await
-}
-
-/// The thumbnails stored for an image row.
-fn stored_thumbnails(image: &ImageAttachment) -> Vec<StoredThumbnail> {
-    serde_json::from_str(&image.thumbnails).unwrap_or_default()
-}
-
-/// What rendering needs to know of an uploaded image (for `DbLookup`): `None` when the upload
-/// at `path_id` is not a thumbnailed image.
-pub(crate) fn preview_for_rendering(
-    conn: &mut DbConn,
-    path_id: &str,
-) -> ActionResult<Option<parley_markdown::UploadedImage>> {
-    let Some((image, content_type)) = image_attachments::by_path(conn, path_id)? else {
-        return Ok(None);
-    };
-    let frames = image.frames.max(1) as u32;
-    let format = default_format(frames);
-    let stored = stored_thumbnails(&image);
-    // Types browsers cannot show get their largest thumbnail named, for full-size viewing.
-    let transcoded = needs_transcoding(&content_type)
-        .then(|| {
-            stored
-                .iter()
-                .max_by_key(|t| u64::from(t.width) * u64::from(t.height))
-                .map(|t| t.name.clone())
-        })
-        .flatten();
-    // Without the thumbnail messages link, the image gets no preview.
-    if !stored.iter().any(|t| t.name == format.to_string()) {
-        return Ok(None);
-    }
-    Ok(Some(parley_markdown::UploadedImage {
-        width: image.original_width_px.max(0) as u32,
-        height: image.original_height_px.max(0) as u32,
-        content_type,
-        thumbnail_url: thumbnail::url(path_id, &format),
-        animated: format.animated,
-        transcoded_image: transcoded,
-    }))
 }
 
 /// Whether `user` may read `attachment`: they own it, or they may read a message linking it.

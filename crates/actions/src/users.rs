@@ -44,16 +44,6 @@ pub struct CreatedUser {
     pub api_key: String,
 }
 
-pub(crate) fn check_password(password: &str) -> Result<(), RequestError> {
-    if password.chars().count() < secrets::MIN_PASSWORD_LENGTH {
-        return Err(RequestError::invalid_param(
-            "password",
-            "The password is too weak.",
-        ));
-    }
-    Ok(())
-}
-
 /// An account checked and ready to store, its password already hashed: hashing is slow on
 /// purpose, so it happens before any transaction opens.
 pub(crate) struct PreparedUser {
@@ -69,7 +59,7 @@ pub(crate) fn prepare_user(request: CreateUser) -> ActionResult<PreparedUser> {
     let full_name = check_full_name(&request.full_name, "full_name")?;
     let password_hash = match &request.password {
         Some(password) => {
-            check_password(password)?;
+            secrets::check_password(password)?;
             Some(secrets::hash_password(password).map_err(ActionError::Internal)?)
         }
         None => None,

@@ -24,6 +24,7 @@ pub mod playground;
 pub mod presence;
 pub mod profile_field;
 pub mod push;
+pub mod reaction;
 pub mod realm;
 pub mod realm_emoji;
 pub mod realm_settings;

@@ -1,6 +1,8 @@
 //! The organization (realm) that a deployment hosts, and its organization-wide policy.
 
 use crate::groups::{GroupGraph, GroupSetting, SystemGroup};
+use crate::realm_settings::{stored_or_default, stored_value, RealmSetting};
+use serde_json::Value;
 use std::collections::HashMap;
 
 /// The organization's stored settings that this layer reasons about.
@@ -18,6 +20,20 @@ pub struct Realm {
     pub enable_spectator_access: bool,
     /// Creation time, Unix seconds.
     pub date_created: i64,
+}
+
+impl Realm {
+    /// The current value of `spec`: from this organization row or the stored named values,
+    /// else the default. A stored value that no longer parses reads as the default.
+    pub fn setting_value(&self, spec: &RealmSetting, stored: &HashMap<String, String>) -> Value {
+        match spec.name {
+            "name" => return Value::from(self.name.clone()),
+            "description" => return Value::from(self.description.clone()),
+            "enable_spectator_access" => return Value::Bool(self.enable_spectator_access),
+            _ => {}
+        }
+        stored_value(spec, stored)
+    }
 }
 
 /// The limits on message and topic size that register returns.
@@ -190,7 +206,7 @@ impl RealmPolicy {
                 })
         };
         // Plain settings read through the registry, so defaults live in one place.
-        let setting = |name: &str| crate::realm_settings::stored_or_default(name, stored);
+        let setting = |name: &str| stored_or_default(name, stored);
         let seconds = |name: &str| setting(name).as_i64();
         RealmPolicy {
             can_create_public_channel_group: group("can_create_public_channel_group"),

@@ -4,7 +4,6 @@
 //! listed in [`crate::realm::REALM_GROUP_SETTINGS`]; their extra rules are here too.
 
 use crate::groups::SystemGroup;
-use crate::realm::Realm;
 use crate::RequestError;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -321,22 +320,6 @@ pub fn parse_mandatory_topics(raw: &str) -> Result<Value, RequestError> {
             format!("{MANDATORY_TOPICS} is not a boolean"),
         )),
     }
-}
-
-/// The current value of `spec`: from the organization row or the stored named values, else
-/// the default. A stored value that no longer parses reads as the default.
-pub fn current_value(
-    spec: &RealmSetting,
-    realm: &Realm,
-    stored: &HashMap<String, String>,
-) -> Value {
-    match spec.name {
-        "name" => return Value::from(realm.name.clone()),
-        "description" => return Value::from(realm.description.clone()),
-        "enable_spectator_access" => return Value::Bool(realm.enable_spectator_access),
-        _ => {}
-    }
-    stored_value(spec, stored)
 }
 
 /// The value of a [`Storage::Named`] setting from the stored named values, else its default.

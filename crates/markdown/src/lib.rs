@@ -28,6 +28,7 @@ mod extract;
 mod fence;
 pub mod highlight;
 pub mod html_diff;
+mod link_schemes;
 mod linkifiers;
 mod math;
 mod mentions;

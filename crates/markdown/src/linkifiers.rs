@@ -79,7 +79,7 @@ fn first_match(text: &str, from: usize, linkifiers: &[Linkifier]) -> Option<Matc
                     let url = expand(&linkifier.url_template, &|name| {
                         caps.name(name).map(|v| v.as_str().to_owned())
                     });
-                    if let Some(url) = url.filter(|u| crate::render::safe_url(u)) {
+                    if let Some(url) = url.filter(|u| crate::link_schemes::safe_url(u)) {
                         best = Some(Match {
                             start: m.start(),
                             end: m.end(),

@@ -9,32 +9,12 @@ use comrak::{
     parse_document, Arena, Options,
 };
 
+use crate::link_schemes::{safe_url, scheme};
 use crate::{
     autolink, blocks, emoji, escape, extract, fence, linkifiers, previews, sanitize,
     stash::{self, Effect, Segment, Stash, TOKEN_END, TOKEN_START},
     Lookup, RenderOptions, Rendered,
 };
-
-/// URL schemes links may use.
-const SCHEMES: &[&str] = &["http", "https", "ftp", "mailto", "tel", "sms"];
-
-/// The scheme of a URL, if it has one.
-fn scheme(url: &str) -> Option<&str> {
-    let colon = url.find(':')?;
-    let candidate = &url[..colon];
-    let mut chars = candidate.chars();
-    let first = chars.next()?;
-    (first.is_ascii_alphabetic() && chars.all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c)))
-        .then_some(candidate)
-}
-
-/// Whether a link target is allowed: no scheme (a relative link) or one of [`SCHEMES`].
-pub(crate) fn safe_url(url: &str) -> bool {
-    if url.chars().any(|c| c.is_control()) {
-        return false;
-    }
-    scheme(url).is_none_or(|s| SCHEMES.iter().any(|ok| s.eq_ignore_ascii_case(ok)))
-}
 
 /// Tags whose placeholders stand alone as blocks rather than inside a paragraph.
 fn is_block_html(html: &str) -> bool {

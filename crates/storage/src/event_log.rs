@@ -175,7 +175,7 @@ pub fn at_snapshot<R, E>(
 where
     E: From<StorageError>,
 {
-    crate::pool::transaction(conn, |conn| {
+    crate::transaction::transaction(conn, |conn| {
         pg(conn)?
             .batch_execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             .map_err(StorageError::from)?;

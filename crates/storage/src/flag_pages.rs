@@ -30,9 +30,10 @@
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
-use crate::messages::{
-    asks_unread, matching_among, Audience, Condition, Direction, PageRow, ReadMessage, Side,
+use crate::message_query::{
+    asks_unread, matching_among, Audience, Condition, Direction, PageRow, Side,
 };
+use crate::message_rows::ReadMessage;
 use crate::sql::{Bind, IdRow, SqlBuilder};
 use crate::unread_nearest::UnreadNearest;
 use parley_domain::message::flags;

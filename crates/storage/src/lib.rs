@@ -26,6 +26,8 @@ pub mod groups;
 pub mod image_attachments;
 pub mod invites;
 pub mod linkifiers;
+mod message_query;
+mod message_rows;
 pub mod messages;
 pub mod migrate;
 pub mod muted_users;
@@ -58,6 +60,7 @@ pub mod subscriptions;
 pub mod summaries;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod transaction;
 pub mod unread;
 mod unread_nearest;
 pub mod url;
@@ -68,5 +71,6 @@ mod writer;
 
 pub use conn::{DbConn, SqliteSynchronous};
 pub use error::StorageError;
-pub use pool::{transaction, Db, PoolOptions, PoolUse};
+pub use pool::{Db, PoolOptions, PoolUse};
+pub use transaction::transaction;
 pub use url::DatabaseUrl;

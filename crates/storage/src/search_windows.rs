@@ -20,7 +20,8 @@
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
-use crate::messages::{matching, Audience, Condition, Direction, PageRow, ReadMessage, Side};
+use crate::message_query::{matching, Audience, Condition, Direction, PageRow, Side};
+use crate::message_rows::ReadMessage;
 use crate::sql::{Bind, SqlBuilder};
 use diesel::sql_types::{BigInt, Integer};
 use diesel::QueryableByName;

@@ -43,7 +43,7 @@ where
     };
     std::thread::scope(|scope| {
         let other = scope.spawn(move || {
-            let result = crate::pool::transaction(&mut spare, |other| {
+            let result = crate::transaction::transaction(&mut spare, |other| {
                 adopt(other, &id)?;
                 side(other)
             });

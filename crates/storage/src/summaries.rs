@@ -5,33 +5,10 @@
 use crate::conn::DbConn;
 use crate::error::StorageError;
 use crate::sql::{Bind, IdRow, SqlBuilder};
-use diesel::sql_types::{BigInt, Nullable, Text};
+use crate::unread::UnreadRow;
+use diesel::sql_types::{BigInt, Text};
 use diesel::QueryableByName;
 use parley_domain::{MessageId, UserId};
-
-/// An unread message with what the unread summary groups it by.
-#[derive(Debug, Clone, PartialEq, QueryableByName)]
-pub struct UnreadRow {
-    /// Message ID.
-    #[diesel(sql_type = BigInt)]
-    pub id: i64,
-    /// The reader's flags: exact for the mention bits (what the summary lists mentions by); of
-    /// a channel message covered by a span, the other bits of the reader's row are not read.
-    #[diesel(sql_type = BigInt)]
-    pub flags: i64,
-    /// Sender.
-    #[diesel(sql_type = BigInt)]
-    pub sender_id: i64,
-    /// Channel, for channel messages.
-    #[diesel(sql_type = Nullable<BigInt>)]
-    pub channel_id: Option<i64>,
-    /// Topic.
-    #[diesel(sql_type = Text)]
-    pub topic: String,
-    /// Participants, for direct messages.
-    #[diesel(sql_type = Nullable<Text>)]
-    pub dm_key: Option<String>,
-}
 
 /// A user's unread messages, oldest first, at most `limit` (the newest ones when there are more).
 /// Found from the reader's spans, read ranges and rows ([`crate::unread::ids`]), never by

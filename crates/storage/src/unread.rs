@@ -8,9 +8,9 @@ use crate::conn::DbConn;
 use crate::error::StorageError;
 use crate::reader_spans::ReaderSpans;
 use crate::sql::{Bind, IdRow, SqlBuilder, READER};
-use crate::summaries::UnreadRow;
 use diesel::pg::Pg;
 use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Nullable, Text};
 use diesel::sqlite::Sqlite;
 use parley_domain::message::flags;
 use parley_domain::{MessageId, UserId};
@@ -25,6 +25,30 @@ pub fn ids(conn: &mut DbConn, user: UserId) -> Result<Vec<MessageId>, StorageErr
     out.sort_unstable();
     out.dedup();
     Ok(out.into_iter().map(MessageId).collect())
+}
+
+/// An unread message with what the unread summary groups it by.
+#[derive(Debug, Clone, PartialEq, QueryableByName)]
+pub struct UnreadRow {
+    /// Message ID.
+    #[diesel(sql_type = BigInt)]
+    pub id: i64,
+    /// The reader's flags: exact for the mention bits (what the summary lists mentions by); of
+    /// a channel message covered by a span, the other bits of the reader's row are not read.
+    #[diesel(sql_type = BigInt)]
+    pub flags: i64,
+    /// Sender.
+    #[diesel(sql_type = BigInt)]
+    pub sender_id: i64,
+    /// Channel, for channel messages.
+    #[diesel(sql_type = Nullable<BigInt>)]
+    pub channel_id: Option<i64>,
+    /// Topic.
+    #[diesel(sql_type = Text)]
+    pub topic: String,
+    /// Participants, for direct messages.
+    #[diesel(sql_type = Nullable<Text>)]
+    pub dm_key: Option<String>,
 }
 
 /// The user's unread messages with what register's unread summary groups them by, in ID order.

@@ -18,7 +18,7 @@
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
-use crate::messages::{Audience, Direction};
+use crate::message_query::{Audience, Direction};
 use crate::sql::{Bind, IdRow, SqlBuilder, READER};
 use parley_domain::message::flags;
 use parley_domain::{ChannelId, UserId};

@@ -126,7 +126,7 @@ fn run(
         }
         let mut finishers: Vec<Finish> = Vec::with_capacity(batch.len());
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            crate::pool::transaction(writing, |c| {
+            crate::transaction::transaction(writing, |c| {
                 for (_, job) in batch {
                     finishers.push(job(c));
                 }

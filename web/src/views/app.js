@@ -8,12 +8,12 @@ import { compose, openCompose, closeCompose } from "../store/compose.js";
 import { Header } from "./header.js";
 import { LeftSidebar } from "./sidebar.js";
 import { UserList } from "./users.js";
-import { MessageList, moveSelection, replyToSelected } from "./messages.js";
+import { MessageList } from "./messages.js";
+import { moveSelection, replyToSelected } from "./selection.js";
 import { Compose } from "./compose.js";
 import { Settings } from "./settings.js";
 import { closeAllPopovers, Popovers } from "./popover.js";
-
-export const layout = { left: false, right: false };
+import { layout } from "./layout.js";
 
 function useStore() {
   const [, setTick] = useState(0);

@@ -4,7 +4,7 @@ import { store, changed } from "../store/index.js";
 import { route, goNarrow, goHash } from "../router.js";
 import { parseSearch, narrowToSearch } from "../narrow.js";
 import { logout } from "../api.js";
-import { layout } from "./app.js";
+import { layout } from "./layout.js";
 
 export function Header() {
   const current = route.kind === "narrow" ? narrowToSearch(route.narrow, store) : "";

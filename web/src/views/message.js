@@ -6,7 +6,7 @@ import { store, changed } from "../store/index.js";
 import { formatTime, formatFull, displayHtml, initials } from "../format.js";
 import { openEmojiPicker, EmojiGlyph } from "./popover.js";
 import { Dialog } from "./dialog.js";
-import { selection, replyToSelected } from "./messages.js";
+import { selection, replyToSelected } from "./selection.js";
 
 function Avatar({ message }) {
   const url = message.avatar_url || store.users.get(message.sender_id)?.avatar_url;

@@ -6,12 +6,10 @@ import * as api from "../api.js";
 import { store, changed } from "../store/index.js";
 import { loadOlder, loadNewer } from "../store/messages.js";
 import { narrowToHash, dmKey } from "../narrow.js";
-import { openCompose } from "../store/compose.js";
 import { typistsIn } from "../typing.js";
 import { formatDate } from "../format.js";
 import { Message } from "./message.js";
-
-export const selection = { id: null };
+import { selection } from "./selection.js";
 
 /** Groups consecutive messages with the same recipient. */
 function groups(messages, myId) {
@@ -188,33 +186,4 @@ export function MessageList({ title }) {
       </div>
       <p class="typing-notice" aria-live="polite">${typists.length ? `${typists.join(", ")} ${typists.length > 1 ? "are" : "is"} typing…` : ""}</p>
     </section>`;
-}
-
-/** Moves the selection (arrow keys); Infinity goes to the newest. */
-export function moveSelection(delta) {
-  const list = store.view?.messages || [];
-  if (!list.length) return;
-  let index = list.findIndex((m) => m.id === selection.id);
-  if (delta === Infinity || index < 0) index = list.length - 1;
-  else index = Math.max(0, Math.min(list.length - 1, index + delta));
-  selection.id = list[index].id;
-  changed();
-  queueMicrotask(() => {
-    const el = document.querySelector(`.message[data-id="${selection.id}"]`);
-    el?.scrollIntoView({ block: "nearest" });
-    el?.focus({ preventScroll: true });
-  });
-}
-
-/** Opens the compose box on the selected message's conversation (`r`). */
-export function replyToSelected(message) {
-  const list = store.view?.messages || [];
-  const m = message || list.find((x) => x.id === selection.id) || list[list.length - 1];
-  if (!m) return openCompose({});
-  if (m.type === "stream") openCompose({ type: "stream", streamId: m.stream_id, topic: m.subject });
-  else {
-    const me = store.me.user_id;
-    const ids = m.display_recipient.map((r) => r.id).filter((id) => id !== me);
-    openCompose({ type: "dm", userIds: ids.length ? ids : [me] });
-  }
 }

@@ -7,7 +7,7 @@ import { route, goNarrow } from "../router.js";
 import { narrowToHash } from "../narrow.js";
 import { restoreDraft } from "../store/compose.js";
 import { ChannelBrowser } from "./channels.js";
-import { layout } from "./app.js";
+import { layout } from "./layout.js";
 
 const RESOLVED = "✔ ";
 

@@ -1,7 +1,7 @@
 //! One webhook call: the request in the bot's format (Zulip's or Slack's), the answer read as
 //! the reference reads it, and what the bot says back or what went wrong.
 
-use super::reply::{fail, notify_owner, send_reply};
+use super::reply::{fail, notify_owner, send_reply, Answering};
 use super::Trigger;
 use crate::context::Context;
 use crate::error::ActionError;
@@ -80,16 +80,20 @@ pub(super) async fn deliver(
             }
         },
     };
+    let answering = Answering {
+        bot: &call.bot,
+        message: &call.message,
+    };
     let result = match outcome {
         Outcome::Reply(None) => Ok(()),
-        Outcome::Reply(Some(content)) => match send_reply(ctx, &call, &content).await {
+        Outcome::Reply(Some(content)) => match send_reply(ctx, &answering, &content).await {
             Ok(()) => Ok(()),
             Err(e) => {
                 let error = e.to_string();
-                let conversation = fail(ctx, &call, &error).await;
+                let conversation = fail(ctx, &answering, &error).await;
                 let owner = notify_owner(
                     ctx,
-                    &call,
+                    &answering,
                     &format!(
                         "The outgoing webhook server attempted to send a message in Parley, \
                          but that request resulted in the following error:\n> {error}"
@@ -103,9 +107,9 @@ pub(super) async fn deliver(
             conversation,
             owner,
         } => {
-            let told = fail(ctx, &call, &conversation).await;
+            let told = fail(ctx, &answering, &conversation).await;
             match owner {
-                Some(owner) => notify_owner(ctx, &call, &owner).await.and(told),
+                Some(owner) => notify_owner(ctx, &answering, &owner).await.and(told),
                 None => told,
             }
         }

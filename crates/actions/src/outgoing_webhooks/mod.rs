@@ -22,7 +22,7 @@ mod reply;
 use crate::context::Context;
 use parley_domain::UserId;
 use parley_events::{Audience, Body, Event, MessagePayload};
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 /// What triggered a bot (the payload's `trigger`).
@@ -149,9 +149,6 @@ fn mentioned_by_name(html: &str) -> BTreeSet<UserId> {
     }
     found
 }
-
-/// The active outgoing webhook bots, as the organization cache keeps them.
-pub(crate) type OutgoingBots = Arc<HashSet<UserId>>;
 
 #[cfg(test)]
 mod tests {

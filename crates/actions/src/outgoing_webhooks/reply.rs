@@ -2,22 +2,33 @@
 //! "Failure!" notice there when the call failed, and a direct message to its owner explaining
 //! the failure. All are ordinary messages sent by the bot through the send path.
 
-use super::call::Call;
 use crate::context::Context;
 use crate::error::ActionResult;
 use crate::messages_send::{do_send_message, Destination, SendMessage};
 use crate::moderation::{dm_message_url, encode_hash_component};
 use parley_domain::message::MessageKind;
 use parley_domain::narrow::UserOperand;
+use parley_domain::user::User;
 use parley_domain::{ChannelId, UserId};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The client name replies are sent with, as the reference's.
 const CLIENT: &str = "OutgoingWebhookResponse";
 
+/// The bot that answers and the message that triggered it (as `GET /messages` shows it with
+/// `apply_markdown: false`).
+pub(super) struct Answering<'a> {
+    pub(super) bot: &'a User,
+    pub(super) message: &'a Map<String, Value>,
+}
+
 /// Posts `content` as the bot in the conversation of the triggering message.
-pub(super) async fn send_reply(ctx: &Context, call: &Call, content: &str) -> ActionResult<()> {
-    let message = &call.message;
+pub(super) async fn send_reply(
+    ctx: &Context,
+    call: &Answering<'_>,
+    content: &str,
+) -> ActionResult<()> {
+    let message = call.message;
     let request = if message.get("type").and_then(Value::as_str) == Some("stream") {
         SendMessage {
             kind: MessageKind::Channel,
@@ -54,19 +65,23 @@ pub(super) async fn send_reply(ctx: &Context, call: &Call, content: &str) -> Act
 }
 
 /// Tells the conversation that the bot failed: "Failure! <why>".
-pub(super) async fn fail(ctx: &Context, call: &Call, why: &str) -> ActionResult<()> {
+pub(super) async fn fail(ctx: &Context, call: &Answering<'_>, why: &str) -> ActionResult<()> {
     send_reply(ctx, call, &format!("Failure! {why}")).await
 }
 
 /// Tells the bot's owner, in a direct message from the bot, which message triggered the call
 /// and what went wrong.
-pub(super) async fn notify_owner(ctx: &Context, call: &Call, details: &str) -> ActionResult<()> {
+pub(super) async fn notify_owner(
+    ctx: &Context,
+    call: &Answering<'_>,
+    details: &str,
+) -> ActionResult<()> {
     let Some(owner) = call.bot.bot_owner_id else {
         return Ok(());
     };
     let content = format!(
         "[A message]({}) to your bot @_**{}|{}** triggered an outgoing webhook.\n{details}",
-        message_url(&ctx.realm.url, &call.message),
+        message_url(&ctx.realm.url, call.message),
         call.bot.full_name,
         call.bot.id
     );

@@ -29,25 +29,28 @@
 //! database as before.
 
 mod callers;
+mod policy_read;
 mod presentation;
 mod recipients;
 mod send_inputs;
 
+pub use policy_read::Policy;
 pub(crate) use presentation::{channel_names, people};
 pub(crate) use recipients::recipients_for_send;
 pub(crate) use send_inputs::{alert_words_of, muters_of, send_settings};
 
-use crate::outgoing_webhooks::OutgoingBots;
-use crate::policy::Policy;
 use parley_domain::UserId;
 use parley_events::{Body, Event};
 use parley_storage::linkifiers::Linkifier;
 use parley_storage::realm_emoji::RealmEmojiRow;
 use parley_storage::{DbConn, StorageError};
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+
+/// The active outgoing webhook bots (`crate::outgoing_webhooks`), as the cache keeps them.
+pub(crate) type OutgoingBots = Arc<HashSet<UserId>>;
 
 /// Event types whose arrival means the cached data may have changed.
 const INVALIDATING: &[&str] = &[
@@ -222,7 +225,7 @@ impl RealmCache {
             |s| s.policy.clone(),
             |s, v| s.policy = Some(v),
             || {
-                let (policy, cacheable) = crate::policy::load_uncached(conn)?;
+                let (policy, cacheable) = policy_read::load_uncached(conn)?;
                 Ok((Arc::new(policy), cacheable))
             },
         )
@@ -486,7 +489,7 @@ pub(crate) fn inputs_unchanged_since(mark: u64) -> bool {
 pub(crate) fn policy(conn: &mut DbConn) -> Result<Arc<Policy>, StorageError> {
     match current() {
         Some(cache) => cache.policy(conn),
-        None => Ok(Arc::new(crate::policy::load_uncached(conn)?.0)),
+        None => Ok(Arc::new(policy_read::load_uncached(conn)?.0)),
     }
 }
 

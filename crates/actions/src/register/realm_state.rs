@@ -177,7 +177,7 @@ pub(super) fn realm_fields(
         if spec.name != "description" {
             put(
                 &format!("realm_{}", spec.name),
-                realm_settings::current_value(spec, realm, stored_realm),
+                realm.setting_value(spec, stored_realm),
             );
         }
     }
