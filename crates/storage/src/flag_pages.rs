@@ -109,7 +109,7 @@ pub(crate) fn page(
         None if asks_unread(conditions)
             && !conditions.iter().any(|c| matches!(c, Condition::Search(_))) =>
         {
-            Driver::Unread(UnreadNearest::new(conn, audience)?.within(channels_of(conditions)))
+            Driver::Unread(UnreadNearest::new(conn, audience, channels_of(conditions))?)
         }
         None => match followed(conditions) {
             Some((at, topics)) => {

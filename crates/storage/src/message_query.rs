@@ -87,7 +87,12 @@ pub(crate) struct Known {
     /// The gaps between the reader's read ranges, cut at the newest message
     /// (`unread_nearest`).
     unread_gaps: std::sync::OnceLock<Vec<(i64, i64, i64)>>,
+    /// The same for the channels a narrow names, read for them alone: `(channels, gaps)`.
+    channel_gaps: std::sync::OnceLock<(Vec<i64>, Vec<Gap>)>,
 }
+
+/// An unread gap: `(channel, low, high)`.
+type Gap = (i64, i64, i64);
 
 impl Audience {
     /// The audience of `reader`, who may also read every message of `history_channels`.
@@ -101,7 +106,9 @@ impl Audience {
 
     /// The reader's spans and read ranges, read at the first call.
     fn spans(&self, conn: &mut DbConn) -> Result<&ReaderSpans, StorageError> {
-        known(&self.known.spans, || ReaderSpans::read(conn, self.reader))
+        known(&self.known.spans, || {
+            ReaderSpans::read(conn, self.reader, None)
+        })
     }
 
     /// The channels of the reader's spans: from their spans when a query of the request read
@@ -117,23 +124,42 @@ impl Audience {
 
     /// The reader's unread gaps `(channel, low, high)`, cut at the newest message (the gaps
     /// of current spans are open-ended) so that a walk from the newest anchor starts where the
-    /// messages are and a walk upwards ends.
+    /// messages are and a walk upwards ends. With `channels` (a narrow that names them), only
+    /// theirs: read for those channels alone unless every channel's spans were read already.
     pub(crate) fn unread_gaps(
         &self,
         conn: &mut DbConn,
-    ) -> Result<&[(i64, i64, i64)], StorageError> {
-        known(&self.known.unread_gaps, || {
-            let spans = self.spans(conn)?;
-            let newest = spans.newest;
-            Ok(spans
-                .gaps()
-                .into_iter()
-                .filter(|(_, low, _)| *low <= newest)
-                .map(|(channel, low, high)| (channel, low, high.min(newest)))
-                .collect())
-        })
-        .map(Vec::as_slice)
+        channels: Option<&[ChannelId]>,
+    ) -> Result<Vec<(i64, i64, i64)>, StorageError> {
+        let Some(channels) = channels else {
+            return known(&self.known.unread_gaps, || Ok(cut_gaps(self.spans(conn)?)))
+                .map(|gaps| gaps.to_vec());
+        };
+        let ids: Vec<i64> = channels.iter().map(|c| c.0).collect();
+        if let Some((of, gaps)) = self.known.channel_gaps.get() {
+            if *of == ids {
+                return Ok(gaps.clone());
+            }
+        }
+        let mut gaps = match self.known.spans.get() {
+            Some(spans) => cut_gaps(spans),
+            None => cut_gaps(&ReaderSpans::read(conn, self.reader, Some(&ids))?),
+        };
+        gaps.retain(|(channel, _, _)| ids.contains(channel));
+        let _ = self.known.channel_gaps.set((ids, gaps.clone()));
+        Ok(gaps)
     }
+}
+
+/// The gaps of `spans`, cut at the newest message.
+fn cut_gaps(spans: &ReaderSpans) -> Vec<(i64, i64, i64)> {
+    let newest = spans.newest;
+    spans
+        .gaps()
+        .into_iter()
+        .filter(|(_, low, _)| *low <= newest)
+        .map(|(channel, low, high)| (channel, low, high.min(newest)))
+        .collect()
 }
 
 /// The value of `cell`, read by `read` if it has none yet.

@@ -349,7 +349,7 @@ pub fn first_unread(
         // finds is a match (`flag_pages`), so the first is the answer without reading its row
         // through the page query, whose planning alone was 0.4 ms of the heavy user's 5 ms page
         // on PostgreSQL.
-        let nearest = crate::unread_nearest::UnreadNearest::new(conn, audience)?;
+        let nearest = crate::unread_nearest::UnreadNearest::new(conn, audience, None)?;
         let (first, _) = nearest.take(conn, 0, Direction::After, 1)?;
         return Ok(first.first().copied());
     }

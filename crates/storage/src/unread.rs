@@ -155,7 +155,10 @@ where
     T: QueryableByName<Sqlite> + QueryableByName<Pg> + 'static,
 {
     let mut out = Vec::new();
-    for batch in ReaderSpans::read(conn, user)?.gaps().chunks(GAPS_PER_QUERY) {
+    for batch in ReaderSpans::read(conn, user, None)?
+        .gaps()
+        .chunks(GAPS_PER_QUERY)
+    {
         out.extend(in_gaps(conn, batch, columns)?);
     }
     let mut sql = SqlBuilder::new();

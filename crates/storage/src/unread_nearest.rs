@@ -36,23 +36,19 @@ pub(crate) struct UnreadNearest {
 
 impl UnreadNearest {
     /// The reader's gaps, read once per request (`Audience::unread_gaps`), cut at the newest
-    /// message so that the walk ends.
-    pub(crate) fn new(conn: &mut DbConn, audience: &Audience) -> Result<Self, StorageError> {
+    /// message so that the walk ends; only those of `channels` when the narrow names them: the
+    /// unread messages of other channels can never match, and walking them to find none in a
+    /// channel that has no unread message read every unread message of the others (14 ms for
+    /// 5,000 on PostgreSQL).
+    pub(crate) fn new(
+        conn: &mut DbConn,
+        audience: &Audience,
+        channels: Option<&[ChannelId]>,
+    ) -> Result<Self, StorageError> {
         Ok(Self {
             user: audience.reader,
-            gaps: audience.unread_gaps(conn)?.to_vec(),
+            gaps: audience.unread_gaps(conn, channels)?,
         })
-    }
-
-    /// Keeps only the gaps of `channels` (when the narrow names them): the unread messages of
-    /// other channels can never match, and walking them to find none in a channel that has no
-    /// unread message read every unread message of the others (14 ms for 5,000 on PostgreSQL).
-    pub(crate) fn within(mut self, channels: Option<&[ChannelId]>) -> Self {
-        if let Some(channels) = channels {
-            self.gaps
-                .retain(|(c, _, _)| channels.iter().any(|k| k.0 == *c));
-        }
-        self
     }
 
     /// The `size` unread IDs nearest `edge` (inclusive) on `direction`'s side, nearest first,
