@@ -1,9 +1,10 @@
 //! API keys and passwords: generated from the OS's random source, keys compared in constant time,
-//! passwords hashed with Argon2id.
+//! passwords checked for length and hashed with Argon2id.
 
 use argon2::password_hash::rand_core::OsRng;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
+use parley_domain::RequestError;
 use rand::distributions::{Alphanumeric, DistString};
 use std::sync::atomic::{AtomicBool, Ordering};
 use subtle::ConstantTimeEq;
@@ -15,9 +16,9 @@ pub const API_KEY_LENGTH: usize = 32;
 pub const MIN_PASSWORD_LENGTH: usize = 6;
 
 /// A new password is long enough (`password` names the parameter, as the reference does).
-pub fn check_password(password: &str) -> Result<(), parley_domain::RequestError> {
+pub(crate) fn check_password(password: &str) -> Result<(), RequestError> {
     if password.chars().count() < MIN_PASSWORD_LENGTH {
-        return Err(parley_domain::RequestError::invalid_param(
+        return Err(RequestError::invalid_param(
             "password",
             "The password is too weak.",
         ));

@@ -79,7 +79,7 @@ pub struct Audience {
 /// that writes flags and reads again with the same audience sees at worst candidates that
 /// every page query checks anyway.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct Known {
+struct Known {
     /// The reader's spans, read ranges and the newest message, in one statement.
     spans: std::sync::OnceLock<ReaderSpans>,
     /// The channels of the reader's spans.
@@ -163,7 +163,7 @@ fn cut_gaps(spans: &ReaderSpans) -> Vec<(i64, i64, i64)> {
 }
 
 /// The value of `cell`, read by `read` if it has none yet.
-pub(crate) fn known<T>(
+fn known<T>(
     cell: &std::sync::OnceLock<T>,
     read: impl FnOnce() -> Result<T, StorageError>,
 ) -> Result<&T, StorageError> {
@@ -348,7 +348,7 @@ pub(crate) fn push_condition(
 }
 
 /// `(channel, topic)` pairs; false (never NULL) for direct messages, so it negates safely.
-pub(crate) fn push_topics(sql: &mut SqlBuilder, topics: &[(ChannelId, String)]) {
+fn push_topics(sql: &mut SqlBuilder, topics: &[(ChannelId, String)]) {
     if topics.is_empty() {
         sql.push("1 = 0");
         return;
@@ -368,7 +368,7 @@ pub(crate) fn push_topics(sql: &mut SqlBuilder, topics: &[(ChannelId, String)]) 
 }
 
 /// Conditions joined by `joiner`; `empty` when there are none.
-pub(crate) fn push_joined(
+fn push_joined(
     sql: &mut SqlBuilder,
     items: &[Condition],
     joiner: &str,
@@ -393,8 +393,7 @@ pub(crate) fn push_joined(
     sql.push(")");
 }
 
-pub(crate) const COLUMNS: &str =
-    "m.id, m.sender_id, m.channel_id, m.topic, m.topic_key, m.dm_key, \
+const COLUMNS: &str = "m.id, m.sender_id, m.channel_id, m.topic, m.topic_key, m.dm_key, \
     m.dm_group_id, m.recipient_user_id, m.content, m.rendered_content, m.date_sent, \
     m.last_edit_time, m.last_moved_time, m.edit_history, m.has_link, m.has_image, \
     m.has_attachment, m.client";
@@ -418,7 +417,7 @@ impl PageRow {
 
 /// The channels in which the reader has a span: the only ones whose messages they may have
 /// received without a row.
-pub(crate) fn span_channels(conn: &mut DbConn, reader: UserId) -> Result<Vec<i64>, StorageError> {
+fn span_channels(conn: &mut DbConn, reader: UserId) -> Result<Vec<i64>, StorageError> {
     use crate::schema::subscription_spans as spans;
     Ok(spans::table
         .filter(spans::user_id.eq(reader.0))

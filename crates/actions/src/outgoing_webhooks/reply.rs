@@ -25,10 +25,10 @@ pub(super) struct Answering<'a> {
 /// Posts `content` as the bot in the conversation of the triggering message.
 pub(super) async fn send_reply(
     ctx: &Context,
-    call: &Answering<'_>,
+    answering: &Answering<'_>,
     content: &str,
 ) -> ActionResult<()> {
-    let message = call.message;
+    let message = answering.message;
     let request = if message.get("type").and_then(Value::as_str) == Some("stream") {
         SendMessage {
             kind: MessageKind::Channel,
@@ -51,7 +51,7 @@ pub(super) async fn send_reply(
             .into_iter()
             .flatten()
             .filter_map(|r| r.get("id").and_then(Value::as_i64))
-            .filter(|id| *id != call.bot.id.0)
+            .filter(|id| *id != answering.bot.id.0)
             .map(UserOperand::Id)
             .collect();
         SendMessage {
@@ -60,37 +60,37 @@ pub(super) async fn send_reply(
             ..base(content)
         }
     };
-    do_send_message(ctx, call.bot.clone(), request).await?;
+    do_send_message(ctx, answering.bot.clone(), request).await?;
     Ok(())
 }
 
 /// Tells the conversation that the bot failed: "Failure! <why>".
-pub(super) async fn fail(ctx: &Context, call: &Answering<'_>, why: &str) -> ActionResult<()> {
-    send_reply(ctx, call, &format!("Failure! {why}")).await
+pub(super) async fn fail(ctx: &Context, answering: &Answering<'_>, why: &str) -> ActionResult<()> {
+    send_reply(ctx, answering, &format!("Failure! {why}")).await
 }
 
 /// Tells the bot's owner, in a direct message from the bot, which message triggered the call
 /// and what went wrong.
 pub(super) async fn notify_owner(
     ctx: &Context,
-    call: &Answering<'_>,
+    answering: &Answering<'_>,
     details: &str,
 ) -> ActionResult<()> {
-    let Some(owner) = call.bot.bot_owner_id else {
+    let Some(owner) = answering.bot.bot_owner_id else {
         return Ok(());
     };
     let content = format!(
         "[A message]({}) to your bot @_**{}|{}** triggered an outgoing webhook.\n{details}",
-        message_url(&ctx.realm.url, call.message),
-        call.bot.full_name,
-        call.bot.id
+        message_url(&ctx.realm.url, answering.message),
+        answering.bot.full_name,
+        answering.bot.id
     );
     let request = SendMessage {
         kind: MessageKind::Direct,
         to: Destination::Users(vec![UserOperand::Id(owner.0)]),
         ..base(&content)
     };
-    do_send_message(ctx, call.bot.clone(), request).await?;
+    do_send_message(ctx, answering.bot.clone(), request).await?;
     Ok(())
 }
 
