@@ -590,9 +590,10 @@ async fn main() {
     );
     let (backend, url, url_text) = fresh_database(base.as_deref(), &dir);
     println!(
-        "backend: {}; {users} users, {channel_count} channels, {history} messages; group commit {}; load average {}",
+        "backend: {}; {users} users, {channel_count} channels, {history} messages; group commit: SQLite {}, PostgreSQL {}; load average {}",
         backend.name(),
-        if std::env::var("BENCH_GROUP_COMMIT").as_deref() == Ok("0") { "off" } else { "on (SQLite)" },
+        if std::env::var("BENCH_GROUP_COMMIT").as_deref() == Ok("0") { "off" } else { "on" },
+        if std::env::var("BENCH_POSTGRES_GROUP_COMMIT").as_deref() == Ok("1") { "on" } else { "off" },
         load_average()
     );
     let mut app = TestApp::start_on(
@@ -603,6 +604,8 @@ async fn main() {
         EngineConfig::default(),
         PoolOptions {
             sqlite_group_commit: std::env::var("BENCH_GROUP_COMMIT").as_deref() != Ok("0"),
+            postgres_group_commit: std::env::var("BENCH_POSTGRES_GROUP_COMMIT").as_deref()
+                == Ok("1"),
             ..PoolOptions::default()
         },
     )

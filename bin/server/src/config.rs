@@ -122,6 +122,17 @@ pub struct Settings {
     )]
     pub sqlite_synchronous: Option<String>,
 
+    /// On PostgreSQL, commit concurrent event-producing writes together, one flush for a batch
+    /// (`docs/architecture.md`, "The writer"): worth it where a commit's flush is slow (a
+    /// network disk); with a fast flush, writes side by side send faster [default: off].
+    #[arg(
+        long,
+        global = true,
+        env = "PARLEY_POSTGRES_GROUP_COMMIT",
+        value_name = "on|off"
+    )]
+    pub postgres_group_commit: Option<String>,
+
     /// Serve Prometheus metrics at /metrics on this separate address, e.g. 127.0.0.1:9992
     /// [default: none].
     #[arg(long, global = true, env = "PARLEY_METRICS_BIND", value_name = "ADDR")]
@@ -233,6 +244,9 @@ impl Settings {
                 .unclaimed_upload_weeks
                 .or(fallback.unclaimed_upload_weeks),
             sqlite_synchronous: self.sqlite_synchronous.or(fallback.sqlite_synchronous),
+            postgres_group_commit: self
+                .postgres_group_commit
+                .or(fallback.postgres_group_commit),
             metrics_bind: self.metrics_bind.or(fallback.metrics_bind),
             metrics_token: self.metrics_token.or(fallback.metrics_token),
             node_url: self.node_url.or(fallback.node_url),
@@ -283,6 +297,8 @@ pub struct Config {
     pub unclaimed_upload_age: Duration,
     /// SQLite's `synchronous`.
     pub sqlite_synchronous: SqliteSynchronous,
+    /// Whether PostgreSQL's event-producing writes commit in batches.
+    pub postgres_group_commit: bool,
     /// The separate metrics address, when configured.
     pub metrics_bind: Option<SocketAddr>,
     /// The bearer token `/metrics` needs; with it, `/metrics` is also on the public port.
@@ -513,6 +529,11 @@ impl Config {
                 format!("--sqlite-synchronous '{text}' is not one of normal, full")
             })?,
         };
+        let postgres_group_commit = match settings.postgres_group_commit.as_deref() {
+            None | Some("off") => false,
+            Some("on") => true,
+            Some(other) => bail!("--postgres-group-commit '{other}' is not one of on, off"),
+        };
         let metrics_bind = match settings.metrics_bind.filter(|b| !b.trim().is_empty()) {
             Some(text) => Some(resolve_address(text.trim(), "--metrics-bind")?),
             None => None,
@@ -574,6 +595,7 @@ impl Config {
             redis_url,
             redis_key_prefix,
             sqlite_synchronous,
+            postgres_group_commit,
             metrics_bind,
             metrics_token: metrics_token.map(|t| t.trim().to_owned()),
             log_format,
@@ -907,10 +929,12 @@ mod tests {
     fn durability_metrics_logs_and_host_names() {
         let config = Config::resolve(Settings::default(), None).unwrap();
         assert_eq!(config.sqlite_synchronous, SqliteSynchronous::Full);
+        assert!(!config.postgres_group_commit);
         assert_eq!(config.log_format, LogFormat::Text);
         assert!(config.metrics_bind.is_none() && config.metrics_token.is_none());
         let given = Settings {
             sqlite_synchronous: Some("normal".into()),
+            postgres_group_commit: Some("on".into()),
             log_format: Some("json".into()),
             metrics_bind: Some("127.0.0.1:9992".into()),
             metrics_token: Some("0123456789abcdef".into()),
@@ -919,6 +943,7 @@ mod tests {
         };
         let config = Config::resolve(given, None).unwrap();
         assert_eq!(config.sqlite_synchronous, SqliteSynchronous::Normal);
+        assert!(config.postgres_group_commit);
         assert_eq!(config.log_format, LogFormat::Json);
         assert_eq!(config.metrics_bind.unwrap().to_string(), "127.0.0.1:9992");
         assert!(config.bind.ip().is_loopback());
@@ -930,6 +955,13 @@ mod tests {
                     ..Settings::default()
                 },
                 "--sqlite-synchronous",
+            ),
+            (
+                Settings {
+                    postgres_group_commit: Some("yes".into()),
+                    ..Settings::default()
+                },
+                "--postgres-group-commit",
             ),
             (
                 Settings {

@@ -13,8 +13,8 @@
 //! | `parley_db_pool_max_connections` | gauge | pool size |
 //! | `parley_db_pool_wait_seconds` | histogram | time to get a connection |
 //! | `parley_db_pool_timeouts_total` | counter | requests that got none in time |
-//! | `parley_db_sqlite_writer_wait_seconds` | histogram | time waiting for SQLite's one writer |
-//! | `parley_db_sqlite_batch_size` | histogram | transactions committed together on SQLite |
+//! | `parley_db_writer_wait_seconds` | histogram | time waiting for the writer (SQLite's writes, PostgreSQL's logged ones) |
+//! | `parley_db_writer_batch_size` | histogram | transactions committed together (group commit) |
 
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use parley_actions::Context;

@@ -42,6 +42,7 @@ pub async fn start(config: &Config) -> anyhow::Result<(Context, Bootstrap)> {
         config.realm.clone(),
         PoolOptions {
             sqlite_synchronous: config.sqlite_synchronous,
+            postgres_group_commit: config.postgres_group_commit,
             ..PoolOptions::default()
         },
     )

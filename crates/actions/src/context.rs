@@ -172,15 +172,15 @@ impl Context {
             // Outlives the commit: a change of the organization cache ends after it.
             let change = Arc::new(ChangeSlot::default());
             let slot = Arc::clone(&change);
-            let (result, events, position) = ctx
+            let ((result, events), position) = ctx
                 .db
-                .transaction(move |conn| {
+                .logged_transaction(move |conn| {
                     crate::realm_cache::scoped(&cache, &slot, || {
                         let mut events = Events::default();
                         let result = f(conn, &mut events)?;
                         // With an event log, the events are appended last, in this transaction.
-                        let position = crate::publish::append(conn, origin.as_deref(), &events.0)?;
-                        Ok::<_, ActionError>((result, Arc::new(events.0), position))
+                        let entry = crate::publish::log_entry(origin.as_deref(), &events.0)?;
+                        Ok::<_, ActionError>(((result, Arc::new(events.0)), entry))
                     })
                 })
                 .await?;

@@ -11,7 +11,7 @@
 
 use crate::event_log::{LogFollower, NodeIdentity};
 use parley_events::{Bus, Engine, EngineConfig, Event, InProcessBus};
-use parley_storage::{DbConn, StorageError};
+use parley_storage::{LogEntry, StorageError};
 use std::sync::Arc;
 use tokio::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -159,13 +159,13 @@ impl EventHub {
         }
         let origin = self.log_origin();
         let appended = db
-            .transaction(move |conn| {
-                let position = append(conn, origin.as_deref(), &events)?;
-                Ok::<_, StorageError>((position, Arc::new(events)))
+            .logged_transaction(move |_| {
+                let entry = log_entry(origin.as_deref(), &events)?;
+                Ok::<_, StorageError>((Arc::new(events), entry))
             })
             .await;
         match appended {
-            Ok((position, events)) => {
+            Ok((events, position)) => {
                 self.hand_over(position, &events);
                 self.committed(events, position).await
             }
@@ -174,19 +174,23 @@ impl EventHub {
     }
 }
 
-/// Appends `events` to the log in the caller's transaction as node `origin` (None: there is no
-/// log), returning the entry's position; nothing (None) without a log or without events.
-pub(crate) fn append(
-    conn: &mut DbConn,
+/// The log entry of `events` as node `origin` (None: there is no log), appended when the
+/// transaction commits (`Db::logged_transaction`); nothing (None) without a log or without
+/// events.
+pub(crate) fn log_entry(
     origin: Option<&str>,
     events: &[Event],
-) -> Result<Option<i64>, StorageError> {
+) -> Result<Option<LogEntry>, StorageError> {
     let Some(origin) = origin.filter(|_| !events.is_empty()) else {
         return Ok(None);
     };
     let text = serde_json::to_string(events)
         .map_err(|e| StorageError::Task(format!("cannot serialize events: {e}")))?;
-    parley_storage::event_log::append(conn, &text, crate::time::now(), origin).map(Some)
+    Ok(Some(LogEntry {
+        events: text,
+        origin: origin.to_owned(),
+        now: crate::time::now(),
+    }))
 }
 
 /// The events a transaction caused, published once it commits.

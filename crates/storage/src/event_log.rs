@@ -112,6 +112,88 @@ impl diesel::query_builder::QueryFragment<diesel::pg::Pg> for Append<'_> {
 
 impl diesel::query_dsl::RunQueryDsl<PgConnection> for Append<'_> {}
 
+/// A transaction's events for the event log (PostgreSQL), appended when it commits.
+#[derive(Debug, Clone)]
+pub struct LogEntry {
+    /// The events, serialized.
+    pub events: String,
+    /// The appending node ([`append`]).
+    pub origin: String,
+    /// When, in Unix seconds.
+    pub now: i64,
+}
+
+/// Appends one entry per element of `entries`, in order, in the caller's transaction (a batch
+/// of the writer's, `writer.rs`), and returns their positions: [`append`] for many
+/// transactions committed together, in one statement, so the head is taken once and last.
+pub fn append_all(conn: &mut DbConn, entries: &[LogEntry]) -> Result<Vec<i64>, StorageError> {
+    let conn = pg(conn)?;
+    let events: Vec<&str> = entries.iter().map(|e| e.events.as_str()).collect();
+    let mut origins: Vec<&str> = entries.iter().map(|e| e.origin.as_str()).collect();
+    origins.dedup();
+    let now = entries.iter().map(|e| e.now).max().unwrap_or_default();
+    Ok(AppendAll {
+        events: &events,
+        now,
+        origins: &origins,
+    }
+    .load::<i64>(conn)?)
+}
+
+/// [`append_all`]'s statement: the head moves by the number of entries, which take the
+/// positions up to it in the order given; one notification per appending node (counted in the
+/// final `WHERE`, so that PostgreSQL runs them: a plain `SELECT` in a `WITH` runs only when
+/// something reads it).
+#[derive(Debug, Clone, Copy)]
+struct AppendAll<'a> {
+    events: &'a [&'a str],
+    now: i64,
+    origins: &'a [&'a str],
+}
+
+impl diesel::query_builder::QueryId for AppendAll<'_> {
+    type QueryId = AppendAll<'static>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl diesel::query_builder::Query for AppendAll<'_> {
+    type SqlType = BigInt;
+}
+
+impl diesel::query_builder::QueryFragment<diesel::pg::Pg> for AppendAll<'_> {
+    fn walk_ast<'b>(
+        &'b self,
+        mut out: diesel::query_builder::AstPass<'_, 'b, diesel::pg::Pg>,
+    ) -> QueryResult<()> {
+        use diesel::sql_types::Array;
+        out.push_sql("WITH given AS (SELECT e.events, e.n FROM unnest(");
+        out.push_bind_param::<Array<Text>, _>(&self.events)?;
+        out.push_sql(
+            "::text[]) WITH ORDINALITY AS e(events, n)), \
+             head AS (UPDATE event_log_head SET seq = seq + (SELECT COUNT(*) FROM given) \
+             WHERE id = 1 RETURNING seq), \
+             entry AS (INSERT INTO event_log (seq, events, created_at) \
+             SELECT head.seq - (SELECT COUNT(*) FROM given) + given.n, given.events, ",
+        );
+        out.push_bind_param::<BigInt, _>(&self.now)?;
+        out.push_sql(
+            " FROM head, given RETURNING seq), \
+             notified AS (SELECT pg_notify('",
+        );
+        out.push_sql(CHANNEL);
+        out.push_sql("', o) FROM unnest(");
+        out.push_bind_param::<Array<Text>, _>(&self.origins)?;
+        out.push_sql(
+            "::text[]) AS o) \
+             SELECT entry.seq FROM entry WHERE (SELECT COUNT(*) FROM notified) >= 0 \
+             ORDER BY entry.seq",
+        );
+        Ok(())
+    }
+}
+
+impl diesel::query_dsl::RunQueryDsl<PgConnection> for AppendAll<'_> {}
+
 /// The position of the newest entry (0 when none was ever appended).
 pub fn head(conn: &mut DbConn) -> Result<i64, StorageError> {
     let conn = pg(conn)?;

@@ -71,6 +71,7 @@ mod writer;
 
 pub use conn::{DbConn, SqliteSynchronous};
 pub use error::StorageError;
+pub use event_log::LogEntry;
 pub use pool::{Db, PoolOptions, PoolUse};
 pub use transaction::transaction;
 pub use url::DatabaseUrl;

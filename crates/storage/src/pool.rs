@@ -3,6 +3,7 @@
 
 use crate::conn::{ConnOptions, DbConn, SqliteSynchronous};
 use crate::error::StorageError;
+use crate::event_log::LogEntry;
 use crate::migrate;
 use crate::pooled::ConnectionManager;
 use crate::transaction::transaction;
@@ -19,7 +20,8 @@ pub struct Db {
     /// SQLite has one writer at a time; taking turns here, rather than in SQLite's lock, means a
     /// transaction never fails with "database is locked" when it upgrades from reading to writing.
     sqlite_writer: Option<Arc<Mutex<()>>>,
-    /// SQLite's writing thread, which commits concurrent transactions together (group commit).
+    /// The writing threads that commit concurrent transactions together (group commit): all
+    /// writing transactions on SQLite, those that append to the event log on PostgreSQL.
     group_writer: Option<Arc<Writer>>,
 }
 
@@ -33,9 +35,13 @@ pub struct PoolOptions {
     /// SQLite's `synchronous`: `Full` (the default) keeps every acknowledged commit through a
     /// power loss.
     pub sqlite_synchronous: SqliteSynchronous,
-    /// Whether SQLite's writing transactions go to one thread that commits them in batches
-    /// (the default; see `writer.rs`) or each takes its turn on a pooled connection.
+    /// Whether SQLite's writing transactions go to the writer that commits them in batches (the
+    /// default; see `writer.rs`), or each commits on a pooled connection.
     pub sqlite_group_commit: bool,
+    /// Whether PostgreSQL's transactions that append to the event log go to the writer (not
+    /// the default): one flush commits a batch, but its transactions run one after another, so
+    /// it sends faster only where a commit's flush is slow (`docs/benchmarks.md`, stop 38).
+    pub postgres_group_commit: bool,
 }
 
 impl Default for PoolOptions {
@@ -45,6 +51,7 @@ impl Default for PoolOptions {
             connection_timeout: Duration::from_secs(10),
             sqlite_synchronous: SqliteSynchronous::Full,
             sqlite_group_commit: true,
+            postgres_group_commit: false,
         }
     }
 }
@@ -85,13 +92,21 @@ impl Db {
             .connection_timeout(options.connection_timeout)
             .build(ConnectionManager::new(url.clone(), conn_options))?;
         let sqlite_writer = matches!(url, DatabaseUrl::Sqlite(_)).then(|| Arc::new(Mutex::new(())));
-        let group_writer = match &sqlite_writer {
-            Some(turn) if options.sqlite_group_commit => Some(Arc::new(Writer::start(
+        // One thread on SQLite (one writer at a time); two on PostgreSQL, so that a batch runs
+        // while the one before it commits.
+        let threads = if sqlite_writer.is_some() { 1 } else { 2 };
+        let group_commit = match sqlite_writer {
+            Some(_) => options.sqlite_group_commit,
+            None => options.postgres_group_commit,
+        };
+        let group_writer = match group_commit {
+            true => Some(Arc::new(Writer::start(
                 url.clone(),
                 conn_options,
-                turn.clone(),
+                sqlite_writer.clone(),
+                threads,
             )?)),
-            _ => None,
+            false => None,
         };
         Ok(Db {
             pool,
@@ -103,10 +118,16 @@ impl Db {
 
     /// Whether writing transactions take turns in this process (SQLite's one writer): then
     /// work read before a transaction can be checked inside it against what committed since,
-    /// and moved out of the turn (`actions::messages_send`). On PostgreSQL transactions run
-    /// side by side and nothing is gained by reading outside them.
+    /// and moved out of the turn (`actions::messages_send`). Not on PostgreSQL, where another
+    /// node's change between the reading and the turn would go unseen by that check.
     pub fn writes_in_turn(&self) -> bool {
-        self.group_writer.is_some() || self.sqlite_writer.is_some()
+        self.sqlite_writer.is_some()
+    }
+
+    /// Whether writes go to the writer that commits them in batches (`writer.rs`): on
+    /// PostgreSQL those that append to the event log, whose work then runs one batch at a time.
+    pub fn commits_in_batches(&self) -> bool {
+        self.group_writer.is_some()
     }
 
     /// The URL this pool connects to.
@@ -204,9 +225,44 @@ impl Db {
         R: Send + 'static,
         E: From<StorageError> + Send + 'static,
     {
-        if let Some(writer) = &self.group_writer {
-            return writer.transaction(f).await;
+        match (&self.group_writer, &self.sqlite_writer) {
+            (Some(writer), Some(_)) => writer.transaction(f).await,
+            _ => self.pooled_transaction(f).await,
         }
+    }
+
+    /// [`Db::transaction`] for work that may append an entry to the event log (PostgreSQL):
+    /// `f` returns its result and the entry, which is appended last in the transaction; the
+    /// entry's position comes back with the result. With group commit the transaction runs on
+    /// the writer, and its entry is appended with its batch's (`writer.rs`).
+    pub async fn logged_transaction<F, R, E>(&self, f: F) -> Result<(R, Option<i64>), E>
+    where
+        F: FnOnce(&mut DbConn) -> Result<(R, Option<LogEntry>), E> + Send + 'static,
+        R: Send + 'static,
+        E: From<StorageError> + Send + 'static,
+    {
+        if let Some(writer) = &self.group_writer {
+            return writer.logged_transaction(f).await;
+        }
+        self.pooled_transaction(move |conn| {
+            let (result, entry) = f(conn)?;
+            let position = match entry {
+                Some(e) => Some(crate::event_log::append(conn, &e.events, e.now, &e.origin)?),
+                None => None,
+            };
+            Ok((result, position))
+        })
+        .await
+    }
+
+    /// A transaction on a pooled connection (on SQLite, in turn with the process's other
+    /// writers).
+    async fn pooled_transaction<F, R, E>(&self, f: F) -> Result<R, E>
+    where
+        F: FnOnce(&mut DbConn) -> Result<R, E> + Send + 'static,
+        R: Send + 'static,
+        E: From<StorageError> + Send + 'static,
+    {
         let writer = self.sqlite_writer.clone();
         self.run(move |conn| {
             let asked = Instant::now();
@@ -214,7 +270,7 @@ impl Db {
                 .as_ref()
                 .map(|lock| lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner()));
             if writer.is_some() {
-                metrics::histogram!("parley_db_sqlite_writer_wait_seconds").record(asked.elapsed());
+                metrics::histogram!("parley_db_writer_wait_seconds").record(asked.elapsed());
             }
             transaction(conn, f)
         })

@@ -1,4 +1,5 @@
-//! SQLite's one writer, with group commit.
+//! One writer per process, with group commit: SQLite's writes, and the logged writes on
+//! PostgreSQL.
 //!
 //! SQLite lets one connection write at a time, and with `synchronous = FULL` every commit waits
 //! for an `fsync` of the write-ahead log. Taking turns commit by commit caps concurrent writers at
@@ -6,50 +7,92 @@
 //! and it runs whatever is waiting as one batch: one database transaction holding a savepoint
 //! per queued transaction, then one commit and one `fsync` for all of them.
 //!
+//! PostgreSQL shares WAL flushes among concurrent commits by itself, but not among the
+//! transactions that append to the event log (`event_log.rs`): each holds the log's head row
+//! from its append through its commit, so they commit one flush after another. Those
+//! transactions come here: a batch appends the entries of all its transactions in one
+//! statement, last, and commits them with one flush. Two threads take turns: the next batch
+//! runs while this one commits (its append then waits for the head until that commit ends),
+//! but never beside this one's transactions, whose locks it could otherwise wait for while they
+//! wait for its own; and since the head is still taken last, a batch holding it waits for
+//! nothing but its commit.
+//!
 //! Each queued transaction keeps its own outcome: one that fails is rolled back to its savepoint
-//! and reports its own error, while the others of the batch commit. Only a failure of the commit
+//! (or, alone in its batch, with the batch's transaction) and reports its own error, while the
+//! others of the batch commit. Only a failure of the commit
 //! itself (the disk, say) fails every transaction of the batch, none of which is then kept.
 //! A transaction is acknowledged only after its batch has committed, so nothing acknowledged can
-//! be lost. Transactions run in the order they were queued, each seeing the ones before it.
-//!
-//! PostgreSQL needs none of this: its own group commit shares WAL flushes among concurrent
-//! transactions on separate connections.
+//! be lost. In a batch, transactions run in the order they were queued, each seeing the ones
+//! before it.
 
 use crate::conn::{establish_with, ConnOptions, DbConn};
 use crate::error::StorageError;
+use crate::event_log::LogEntry;
 use crate::url::DatabaseUrl;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 /// The most transactions committed together; a bound on how long the first of a batch waits.
 const MAX_BATCH: usize = 64;
 
-/// Called once the batch's fate is known: `None` when it committed, else why it did not.
-type Finish = Box<dyn FnOnce(Option<&StorageError>) + Send>;
+/// Called once the batch's fate is known: the transaction's log position (if it appended)
+/// when the batch committed, else why it did not.
+type Finish = Box<dyn FnOnce(Result<Option<i64>, &StorageError>) + Send>;
 
-/// A queued transaction: runs its work in a savepoint and returns how to report the outcome.
-type Job = Box<dyn FnOnce(&mut DbConn) -> Finish + Send>;
+/// What running a queued transaction left: its log entry, if it has one and succeeded, how to
+/// report the outcome, and whether it failed.
+type Ran = (Option<LogEntry>, Finish, bool);
 
-/// The queue of the writing thread; dropping the last handle ends the thread.
+/// A queued transaction: runs its work, in a savepoint when told (when it shares its batch),
+/// and says what it left.
+type Job = Box<dyn FnOnce(&mut DbConn, bool) -> Ran + Send>;
+
+/// The queue of the writing threads; dropping the last handle ends them.
 pub(crate) struct Writer {
     queue: Mutex<mpsc::Sender<(Instant, Job)>>,
 }
 
+/// What the writing threads share.
+struct Shared {
+    url: DatabaseUrl,
+    options: ConnOptions,
+    /// The lock every other writer of the process takes (SQLite's one writer), held through
+    /// each batch's commit; none on PostgreSQL.
+    turn: Option<Arc<Mutex<()>>>,
+    /// Held by the thread taking and running a batch until the batch has appended: the next
+    /// batch runs during this one's commit, never beside its transactions, so two batches of
+    /// the process never wait for each other's locks (a deadlock).
+    running: Mutex<()>,
+    jobs: Mutex<mpsc::Receiver<(Instant, Job)>>,
+}
+
 impl Writer {
-    /// Starts the writing thread, which opens its own connection to `url` (and opens it again
-    /// after a failure). `turn` is the lock every other SQLite writer of the process takes.
+    /// Starts `threads` writing threads, each with its own connection to `url` (opened again
+    /// after a failure), taking turns to run a batch. `turn` is the lock every other writer of
+    /// the process takes (SQLite), held from taking a batch through its commit.
     pub(crate) fn start(
         url: DatabaseUrl,
         options: ConnOptions,
-        turn: Arc<Mutex<()>>,
+        turn: Option<Arc<Mutex<()>>>,
+        threads: usize,
     ) -> Result<Writer, StorageError> {
         let (queue, jobs) = mpsc::channel::<(Instant, Job)>();
-        std::thread::Builder::new()
-            .name("parley-sqlite-writer".into())
-            .spawn(move || run(&url, options, &turn, &jobs))
-            .map_err(|e| StorageError::Task(format!("cannot start the SQLite writer: {e}")))?;
+        let shared = Arc::new(Shared {
+            url,
+            options,
+            turn,
+            running: Mutex::new(()),
+            jobs: Mutex::new(jobs),
+        });
+        for i in 0..threads.max(1) {
+            let shared = Arc::clone(&shared);
+            std::thread::Builder::new()
+                .name(format!("parley-writer-{i}"))
+                .spawn(move || run(&shared))
+                .map_err(|e| StorageError::Task(format!("cannot start the writer: {e}")))?;
+        }
         Ok(Writer {
             queue: Mutex::new(queue),
         })
@@ -63,91 +106,192 @@ impl Writer {
         R: Send + 'static,
         E: From<StorageError> + Send + 'static,
     {
-        let (reply, answer) = tokio::sync::oneshot::channel::<Result<R, E>>();
-        let job: Job = Box::new(move |conn: &mut DbConn| {
-            let result = crate::savepoint::savepoint(conn, f);
-            Box::new(move |failed: Option<&StorageError>| {
-                let result = match (result, failed) {
-                    (Ok(_), Some(cause)) => Err(E::from(StorageError::Task(format!(
+        self.logged_transaction(|conn| f(conn).map(|r| (r, None)))
+            .await
+            .map(|(r, _)| r)
+    }
+
+    /// [`Writer::transaction`] for work that may have events for the log: its entry is
+    /// appended with the batch's, last, and its position comes back with the result.
+    pub(crate) async fn logged_transaction<F, R, E>(&self, f: F) -> Result<(R, Option<i64>), E>
+    where
+        F: FnOnce(&mut DbConn) -> Result<(R, Option<LogEntry>), E> + Send + 'static,
+        R: Send + 'static,
+        E: From<StorageError> + Send + 'static,
+    {
+        let (reply, answer) = tokio::sync::oneshot::channel::<Result<(R, Option<i64>), E>>();
+        let job: Job = Box::new(move |conn: &mut DbConn, in_savepoint: bool| {
+            let outcome = match in_savepoint {
+                true => crate::savepoint::savepoint(conn, f),
+                false => f(conn),
+            };
+            let (result, entry) = match outcome {
+                Ok((r, entry)) => (Ok(r), entry),
+                Err(e) => (Err(e), None),
+            };
+            let failed = result.is_err();
+            let finish: Finish = Box::new(move |outcome: Result<Option<i64>, &StorageError>| {
+                let result = match (result, outcome) {
+                    (Ok(r), Ok(position)) => Ok((r, position)),
+                    (Ok(_), Err(cause)) => Err(E::from(StorageError::Task(format!(
                         "the transaction's batch did not commit: {cause}"
                     )))),
-                    (result, _) => result,
+                    (Err(e), _) => Err(e),
                 };
                 let _ = reply.send(result);
-            })
+            });
+            (entry, finish, failed)
         });
         self.queue
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .send((Instant::now(), job))
-            .map_err(|_| StorageError::Task("the SQLite writer has stopped".into()))?;
+            .map_err(|_| StorageError::Task("the writer has stopped".into()))?;
         answer.await.unwrap_or_else(|_| {
             Err(E::from(StorageError::Task(
-                "the SQLite writer dropped the transaction".into(),
+                "the writer dropped the transaction".into(),
             )))
         })
     }
 }
 
-/// The writing thread: waits for a transaction, takes every other one waiting (up to
-/// [`MAX_BATCH`]), and commits them together.
-fn run(
-    url: &DatabaseUrl,
-    options: ConnOptions,
-    turn: &Mutex<()>,
-    jobs: &mpsc::Receiver<(Instant, Job)>,
-) {
+/// A writing thread: waits for its turn and a transaction, takes every other one waiting (up
+/// to [`MAX_BATCH`]), and commits them together.
+fn run(shared: &Shared) {
     let mut conn: Option<DbConn> = None;
-    while let Ok(first) = jobs.recv() {
-        let mut batch = vec![first];
-        while batch.len() < MAX_BATCH {
-            match jobs.try_recv() {
-                Ok(job) => batch.push(job),
-                Err(_) => break,
-            }
-        }
+    loop {
+        let running = lock(&shared.running);
+        let Some(batch) = next_batch(shared) else {
+            return;
+        };
+        let turn = shared.turn.as_deref().map(lock);
         let writing = match conn.as_mut() {
             Some(c) => c,
-            None => match establish_with(url, options) {
+            None => match establish_with(&shared.url, shared.options) {
                 Ok(c) => conn.insert(c),
                 Err(e) => {
-                    tracing::error!(error = %e, "the SQLite writer cannot connect");
+                    tracing::error!(error = %e, "the writer cannot connect");
                     // Dropping the batch answers each transaction with an error.
                     continue;
                 }
             },
         };
-        let _turn = turn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let started = Instant::now();
-        metrics::histogram!("parley_db_sqlite_batch_size").record(batch.len() as f64);
+        metrics::histogram!("parley_db_writer_batch_size").record(batch.len() as f64);
         for (queued, _) in &batch {
-            metrics::histogram!("parley_db_sqlite_writer_wait_seconds")
+            metrics::histogram!("parley_db_writer_wait_seconds")
                 .record(started.duration_since(*queued));
         }
-        let mut finishers: Vec<Finish> = Vec::with_capacity(batch.len());
-        let outcome = catch_unwind(AssertUnwindSafe(|| {
-            crate::transaction::transaction(writing, |c| {
-                for (_, job) in batch {
-                    finishers.push(job(c));
+        if commit_batch(writing, batch, running).is_err() {
+            conn = None;
+        }
+        drop(turn);
+    }
+}
+
+fn lock(mutex: &Mutex<()>) -> MutexGuard<'_, ()> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The next batch: the first transaction waiting (blocking until there is one) and every other
+/// one waiting behind it, up to [`MAX_BATCH`]; None once every handle is gone.
+fn next_batch(shared: &Shared) -> Option<Vec<(Instant, Job)>> {
+    let jobs = shared
+        .jobs
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    // Blocks until a transaction is queued.
+    let mut batch = vec![jobs.recv().ok()?];
+    while batch.len() < MAX_BATCH {
+        match jobs.try_recv() {
+            Ok(job) => batch.push(job),
+            Err(_) => break,
+        }
+    }
+    Some(batch)
+}
+
+/// How a batch's transaction ended without committing.
+enum Uncommitted {
+    /// Its one transaction failed and was rolled back, as it would have been alone.
+    RolledBack,
+    /// The database failed (the connection is then suspect).
+    Failed(StorageError),
+}
+
+impl From<StorageError> for Uncommitted {
+    fn from(e: StorageError) -> Self {
+        Uncommitted::Failed(e)
+    }
+}
+
+/// Runs a batch as one transaction: each job in its savepoint (a job alone in its batch needs
+/// none: its failure rolls the transaction back), then their log entries, then the commit, and
+/// reports to every job. `running` is released once the entries are appended, before the
+/// commit. Fails when the batch did not commit for another reason than its one job's failure.
+fn commit_batch(
+    conn: &mut DbConn,
+    batch: Vec<(Instant, Job)>,
+    running: MutexGuard<'_, ()>,
+) -> Result<(), ()> {
+    let mut finishers: Vec<(Option<usize>, Finish)> = Vec::with_capacity(batch.len());
+    let mut running = Some(running);
+    let shared = batch.len() > 1;
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        crate::transaction::transaction(conn, |c| {
+            let mut entries = Vec::new();
+            for (_, job) in batch {
+                let (entry, finish, failed) = job(c, shared);
+                let index = entry.map(|entry| {
+                    entries.push(entry);
+                    entries.len() - 1
+                });
+                finishers.push((index, finish));
+                if failed && !shared {
+                    return Err(Uncommitted::RolledBack);
                 }
-                Ok::<(), StorageError>(())
-            })
-        }));
-        match outcome {
-            Ok(Ok(())) => finishers.into_iter().for_each(|finish| finish(None)),
-            Ok(Err(e)) => {
-                tracing::error!(error = %e, "an SQLite batch failed to commit");
-                finishers.into_iter().for_each(|finish| finish(Some(&e)));
-                conn = None;
             }
-            Err(_) => {
-                // A transaction panicked: the connection's transaction state is unknown, so it
-                // is closed (rolling back) and every transaction of the batch fails.
-                tracing::error!("a transaction panicked in the SQLite writer; its batch is lost");
-                let e = StorageError::Task("a transaction of the batch panicked".into());
-                finishers.into_iter().for_each(|finish| finish(Some(&e)));
-                conn = None;
+            let positions = match entries.is_empty() {
+                true => Vec::new(),
+                false => crate::event_log::append_all(c, &entries)?,
+            };
+            running.take();
+            Ok::<_, Uncommitted>(positions)
+        })
+    }));
+    drop(running);
+    match outcome {
+        Ok(Ok(positions)) => {
+            for (index, finish) in finishers {
+                finish(Ok(index.and_then(|i| positions.get(i).copied())));
             }
+            Ok(())
+        }
+        Ok(Err(Uncommitted::RolledBack)) => {
+            // The job's own error is what it reports.
+            finishers
+                .into_iter()
+                .for_each(|(_, finish)| finish(Ok(None)));
+            Ok(())
+        }
+        Ok(Err(Uncommitted::Failed(e))) => {
+            tracing::error!(error = %e, "a batch of writes failed to commit");
+            finishers
+                .into_iter()
+                .for_each(|(_, finish)| finish(Err(&e)));
+            Err(())
+        }
+        Err(_) => {
+            // A transaction panicked: the connection's transaction state is unknown, so it
+            // is closed (rolling back) and every transaction of the batch fails.
+            tracing::error!("a transaction panicked in the writer; its batch is lost");
+            let e = StorageError::Task("a transaction of the batch panicked".into());
+            finishers
+                .into_iter()
+                .for_each(|(_, finish)| finish(Err(&e)));
+            Err(())
         }
     }
 }
@@ -179,7 +323,7 @@ mod tests {
         let mut conn = establish_with(&url, ConnOptions::default()).unwrap();
         conn.batch_execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v BIGINT NOT NULL UNIQUE)")
             .unwrap();
-        let writer = Arc::new(Writer::start(url, ConnOptions::default(), Arc::default()).unwrap());
+        let writer = Arc::new(Writer::start(url, ConnOptions::default(), None, 1).unwrap());
         // Many at once, so that batches form; every third fails after writing.
         let tasks: Vec<_> = (0..60)
             .map(|i: i64| {
@@ -232,7 +376,7 @@ mod tests {
         let mut conn = establish_with(&url, ConnOptions::default()).unwrap();
         conn.batch_execute("CREATE TABLE t (id INTEGER PRIMARY KEY)")
             .unwrap();
-        let writer = Writer::start(url, ConnOptions::default(), Arc::default()).unwrap();
+        let writer = Writer::start(url, ConnOptions::default(), None, 1).unwrap();
         let failed = writer
             .transaction(|_| -> Result<(), StorageError> { panic!("a bug") })
             .await;

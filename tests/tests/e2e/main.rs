@@ -22,6 +22,7 @@ mod flag_pages;
 mod invites;
 mod limits;
 mod linkifiers;
+mod logged_batches;
 mod media;
 mod message_actions;
 mod message_edits;

@@ -15,6 +15,7 @@ use parley_domain::message::{self, normalize_content};
 use parley_domain::narrow::UserOperand;
 use parley_domain::user::User;
 use parley_domain::{ChannelId, MessageId};
+use parley_markdown::Rendered;
 use parley_storage::DbConn;
 
 /// Where a message goes.
@@ -62,10 +63,10 @@ pub struct Sent {
 
 /// `POST /messages`. On SQLite it renders and checks the message and reads its recipients on a
 /// reading connection, then writes it in one transaction, so the one writer's turn is spent on
-/// the writes (`prepare`, `commit`). On PostgreSQL, where transactions run side by side,
-/// everything runs in the transaction, rendering included: one trip to a blocking thread and one
-/// connection per send rather than two, each trip costing the thread switches that dominate a
-/// send's CPU there.
+/// the writes (`prepare`, `commit`). On PostgreSQL it renders the message first and checks,
+/// reads and writes in the transaction, which commits with the other logged writes waiting
+/// (`Db::logged_transaction`); without group commit everything runs in the transaction,
+/// rendering included, one trip to a blocking thread.
 pub async fn do_send_message(
     ctx: &Context,
     sender: User,
@@ -74,6 +75,10 @@ pub async fn do_send_message(
     let content = normalize_content(&request.content)?;
     let (reading, sender, request, content) = match ctx.db.writes_in_turn() {
         true => read_before_turn(ctx, sender, request, content).await?,
+        false if ctx.db.commits_in_batches() => {
+            let rendered = render_before_turn(ctx, &content).await?;
+            (Reading::Inside(Some(rendered)), sender, request, content)
+        }
         false => (Reading::Inside(None), sender, request, content),
     };
     let ctx2 = ctx.clone();
@@ -111,6 +116,24 @@ async fn read_before_turn(
             None => Reading::Inside(Some(rendered)),
         };
         Ok::<_, ActionError>((reading, sender, request, content))
+    })
+    .await
+}
+
+/// PostgreSQL's first step when logged writes commit in batches: renders the message on a
+/// pooled connection, beside the writer, whose batches then hold the checks and writes alone.
+/// Everything else is read in the transaction, where the channel's subscribers cannot change
+/// under it, whichever node changes them.
+async fn render_before_turn(ctx: &Context, content: &str) -> ActionResult<Rendered> {
+    let ctx2 = ctx.clone();
+    let content = content.to_owned();
+    ctx.run(move |conn| {
+        Ok::<_, ActionError>(rendering::render_message(
+            conn,
+            &ctx2.realm.url,
+            ctx2.camo.as_ref(),
+            &content,
+        ))
     })
     .await
 }
