@@ -98,8 +98,9 @@ impl Writer {
         })
     }
 
-    /// Runs `f` in the next batch, in a savepoint of the batch's transaction; returns its result
-    /// once the batch has committed (or the error that kept it from committing).
+    /// Runs `f` in the next batch's transaction (in a savepoint of its own when it shares the
+    /// batch); returns its result once the batch has committed (or the error that kept it
+    /// from committing).
     pub(crate) async fn transaction<F, R, E>(&self, f: F) -> Result<R, E>
     where
         F: FnOnce(&mut DbConn) -> Result<R, E> + Send + 'static,
