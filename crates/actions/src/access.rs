@@ -9,7 +9,9 @@ use parley_domain::access::{can_access_channel_content, can_access_channel_metad
 use parley_domain::channel::Channel;
 use parley_domain::user::User;
 use parley_domain::{ChannelId, MessageId, RequestError, UserId};
+use parley_storage::channels::ChannelKey;
 use parley_storage::messages::{self, ReadMessage};
+use parley_storage::spans::{SendHold, SendLock};
 use parley_storage::subscriptions::Subscription;
 use parley_storage::{channels, users, DbConn};
 use std::collections::HashSet;
@@ -74,6 +76,26 @@ pub(crate) fn access_channel_and_subscription_by_name(
     Ok(
         can_access_channel_metadata(user, &channel, is_active(&subscription), &policy.groups)
             .then_some((channel, subscription)),
+    )
+}
+
+/// The channel a message goes to, by ID or name, with the sender's subscription row, once the
+/// sender may see it (as [`access_channel_and_subscription_by_id`]); `None` when it does not
+/// exist or they may not see it. The send's locks are held from this read on
+/// (`channels::for_send`).
+pub(crate) fn access_channel_for_send(
+    conn: &mut DbConn,
+    policy: &Policy,
+    user: &User,
+    key: ChannelKey<'_>,
+    lock: SendLock,
+) -> ActionResult<Option<(Channel, Option<Subscription>, SendHold)>> {
+    let Some((channel, subscription, hold)) = channels::for_send(conn, key, user.id, lock)? else {
+        return Ok(None);
+    };
+    Ok(
+        can_access_channel_metadata(user, &channel, is_active(&subscription), &policy.groups)
+            .then_some((channel, subscription, hold)),
     )
 }
 

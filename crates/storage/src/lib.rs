@@ -51,6 +51,7 @@ pub mod savepoint;
 pub mod scheduled_messages;
 pub mod schema;
 mod search_windows;
+pub mod send_reads;
 pub mod sessions;
 pub mod settings;
 pub mod shared_snapshot;

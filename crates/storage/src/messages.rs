@@ -727,6 +727,15 @@ pub fn recipients_of_any(
     Ok(out)
 }
 
+/// What a send reads of its topic before it writes ([`topic_for_send`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TopicForSend {
+    /// Whether the topic has any message.
+    pub has_messages: bool,
+    /// The sender's visibility policy for the topic, if they set one.
+    pub sender_policy: Option<i64>,
+}
+
 /// Whether a channel's topic has any message, and `user`'s visibility policy for the topic if
 /// they set one: what a send to the topic reads before it writes, in one statement.
 pub fn topic_for_send(
@@ -734,7 +743,7 @@ pub fn topic_for_send(
     channel: ChannelId,
     topic: &str,
     user: UserId,
-) -> Result<(bool, Option<i64>), StorageError> {
+) -> Result<TopicForSend, StorageError> {
     use crate::schema::user_topics;
     let key = topic.to_lowercase();
     Ok(diesel::select((
@@ -750,5 +759,9 @@ pub fn topic_for_send(
             .select(user_topics::visibility_policy)
             .single_value(),
     ))
-    .get_result(conn)?)
+    .get_result(conn)
+    .map(|(has_messages, sender_policy)| TopicForSend {
+        has_messages,
+        sender_policy,
+    })?)
 }

@@ -11,12 +11,14 @@ use diesel::prelude::*;
 use parley_domain::{ChannelId, UserId};
 use std::collections::HashSet;
 
+use advisory::{pg_advisory_xact_lock, pg_advisory_xact_lock_shared};
+
 /// The PostgreSQL advisory lock that orders sends and span changes (an arbitrary constant).
-const SPANS_LOCK: i64 = 0x0073_7061_6e73;
+pub(crate) const SPANS_LOCK: i64 = 0x0073_7061_6e73;
 
 /// The first of the advisory locks of one channel's sends (`CHANNEL_LOCKS + channel ID`; the
 /// other keys of the database are small constants).
-const CHANNEL_LOCKS: i64 = 0x7061_726c_0000_0000;
+pub(crate) const CHANNEL_LOCKS: i64 = 0x7061_726c_0000_0000;
 
 /// The first of the advisory locks of moves into one channel (`MOVE_LOCKS + channel ID`),
 /// which mark-as-read holds shared ([`settle`]) and a move exclusively
@@ -39,29 +41,67 @@ const MOVE_LOCKS: i64 = 0x7061_726d_0000_0000;
 /// that range, read for a user who never saw it. So a send with read copies (`read_copies`)
 /// takes the channel's lock exclusively, which waits for every send of the channel in progress
 /// and holds new ones off until it commits; the others take it shared and run side by side.
-/// Both in one statement. On SQLite writes take turns, so nothing is needed.
+/// Both in one statement. On SQLite writes take turns, so nothing is needed. A message's send
+/// takes them in the statement that finds its channel instead (`channels::for_send`).
 fn hold_for_send(
     conn: &mut DbConn,
     channel: ChannelId,
-    read_copies: bool,
-) -> Result<(), StorageError> {
+    lock: SendLock,
+) -> Result<SendHold, StorageError> {
     if let DbConn::Pg(pg) = conn {
         let key = CHANNEL_LOCKS + channel.0;
-        if read_copies {
-            diesel::select((
+        match lock {
+            SendLock::Exclusive => diesel::select((
                 pg_advisory_xact_lock_shared(SPANS_LOCK),
                 pg_advisory_xact_lock(key),
             ))
-            .execute(pg)?;
-        } else {
-            diesel::select((
+            .execute(pg)?,
+            SendLock::Shared => diesel::select((
                 pg_advisory_xact_lock_shared(SPANS_LOCK),
                 pg_advisory_xact_lock_shared(key),
             ))
-            .execute(pg)?;
+            .execute(pg)?,
+        };
+    }
+    Ok(SendHold { channel })
+}
+
+/// How a send holds its channel's lock ([`hold_for_send`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SendLock {
+    /// Beside the channel's other sends.
+    Shared,
+    /// Alone: the send writes read copies.
+    Exclusive,
+}
+
+impl SendLock {
+    /// The lock of a send that writes read copies (`read_copies`) or not.
+    pub fn of(read_copies: bool) -> SendLock {
+        match read_copies {
+            true => SendLock::Exclusive,
+            false => SendLock::Shared,
         }
     }
-    Ok(())
+}
+
+/// Says that this transaction holds a channel's send locks ([`hold_for_send`]): the reads that
+/// must follow them take it, so that none runs before them.
+#[derive(Debug)]
+pub struct SendHold {
+    channel: ChannelId,
+}
+
+impl SendHold {
+    /// For the channel's read that took the locks (`channels::for_send`).
+    pub(crate) fn taken(channel: ChannelId) -> SendHold {
+        SendHold { channel }
+    }
+
+    /// The channel held.
+    pub fn channel(&self) -> ChannelId {
+        self.channel
+    }
 }
 
 /// Waits until the channel's sends and moves in progress have committed, then holds moves into
@@ -118,20 +158,22 @@ pub fn hold_channels_for_move(
         }
     }
     for channel in ordered {
-        hold_for_send(conn, channel, true)?;
+        hold_for_send(conn, channel, SendLock::Exclusive)?;
     }
     Ok(())
 }
 
-// Through diesel's query builder, so that the statements stay prepared (unlike `sql_query`'s).
-// They return `void`, declared `Bool` here: the statements are executed, never decoded.
-diesel::define_sql_function! {
-    /// PostgreSQL's shared transaction-scoped advisory lock.
-    fn pg_advisory_xact_lock_shared(key: diesel::sql_types::BigInt) -> diesel::sql_types::Bool;
-}
-diesel::define_sql_function! {
-    /// PostgreSQL's exclusive transaction-scoped advisory lock.
-    fn pg_advisory_xact_lock(key: diesel::sql_types::BigInt) -> diesel::sql_types::Bool;
+/// PostgreSQL's advisory locks, through diesel's query builder, so that the statements stay
+/// prepared (unlike `sql_query`'s). They return `void`, declared `Bool` here: never decoded.
+pub(crate) mod advisory {
+    diesel::define_sql_function! {
+        /// PostgreSQL's shared transaction-scoped advisory lock.
+        fn pg_advisory_xact_lock_shared(key: diesel::sql_types::BigInt) -> diesel::sql_types::Bool;
+    }
+    diesel::define_sql_function! {
+        /// PostgreSQL's exclusive transaction-scoped advisory lock.
+        fn pg_advisory_xact_lock(key: diesel::sql_types::BigInt) -> diesel::sql_types::Bool;
+    }
 }
 
 /// The recipients of a message sent to the channel now: the users with an open span, read after
@@ -143,8 +185,13 @@ pub fn recipients_for_send(
     channel: ChannelId,
     read_copies: bool,
 ) -> Result<Vec<UserId>, StorageError> {
-    hold_for_send(conn, channel, read_copies)?;
-    let mut users: Vec<UserId> = open_users(conn, channel)?.into_iter().collect();
+    let hold = hold_for_send(conn, channel, SendLock::of(read_copies))?;
+    recipients_held(conn, &hold)
+}
+
+/// The recipients of a message sent to the held channel now, sorted by ID.
+pub fn recipients_held(conn: &mut DbConn, hold: &SendHold) -> Result<Vec<UserId>, StorageError> {
+    let mut users: Vec<UserId> = open_users(conn, hold.channel)?.into_iter().collect();
     users.sort_unstable();
     Ok(users)
 }

@@ -68,12 +68,16 @@ pub(super) fn commit(
             spanned,
             mentioned,
             rules,
+            topic_before,
         } => {
-            let (has_messages, sender_policy) =
-                messages::topic_for_send(conn, channel.id, topic, sender.id)?;
+            let read = match topic_before {
+                Some(read) => *read,
+                None => messages::topic_for_send(conn, channel.id, topic, sender.id)?,
+            };
             let before = TopicBefore {
-                starts: !has_messages,
-                sender_policy: sender_policy
+                starts: !read.has_messages,
+                sender_policy: read
+                    .sender_policy
                     .and_then(VisibilityPolicy::from_code)
                     .unwrap_or(VisibilityPolicy::Inherit),
             };

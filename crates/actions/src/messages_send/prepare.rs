@@ -4,9 +4,9 @@
 //! one writer spends its turn on the writes only; [`super::commit`] then checks that nothing it
 //! read changed meanwhile.
 
-use crate::access::access_channel_and_subscription_by_name;
+use crate::access::access_channel_for_send;
 use crate::context::Context;
-use crate::error::{ActionError, ActionResult};
+use crate::error::ActionResult;
 use crate::policy::{self, Policy};
 use crate::rendering;
 use crate::user_topics::{sender_topic_rules, SenderTopicRules};
@@ -20,6 +20,9 @@ use parley_domain::narrow::UserOperand;
 use parley_domain::user::User;
 use parley_domain::{ChannelId, ErrorCode, RequestError, UserId};
 use parley_markdown::Rendered;
+use parley_storage::channels::ChannelKey;
+use parley_storage::messages::TopicForSend;
+use parley_storage::spans::{SendHold, SendLock};
 use parley_storage::subscriptions::Subscription;
 use parley_storage::{users, DbConn};
 use std::collections::{BTreeSet, HashSet};
@@ -60,6 +63,9 @@ pub(super) enum Target {
         mentioned: Vec<User>,
         /// The sender's automatic topic policy rules.
         rules: Option<SenderTopicRules>,
+        /// The topic's state, when read with the recipients (PostgreSQL), else read when
+        /// written.
+        topic_before: Option<TopicForSend>,
     },
     /// A direct conversation.
     Direct {
@@ -92,17 +98,19 @@ pub(super) fn prepare(
     };
     let (rendered, mut rows, target) = match request.kind {
         message::MessageKind::Channel => {
-            let (channel, topic, channel_muted) =
-                check_channel_send(conn, &policy, sender, request)?;
+            // Rendered before the channel's locks are taken, so that they are not held for it.
             let rendered = render(conn, rendered);
-            let mentioned = mentioned_users(conn, &policy, sender, &rendered)?;
-            // The send's recipient rule (active subscribers who are active users) is what the
-            // open spans hold (`storage::spans`); a send with read copies (the sender's, a
-            // muter's) waits for the channel's other sends there.
+            // A send with read copies (the sender's, a muter's) waits for the channel's other
+            // sends (`spans::SendLock`).
             let read_copies =
                 read_by_sender || !crate::realm_cache::muters_of(conn, sender.id)?.is_empty();
-            let recipients =
-                crate::realm_cache::recipients_for_send(conn, channel.id, read_copies)?;
+            let (channel, topic, channel_muted, hold) =
+                check_channel_send(conn, &policy, sender, request, SendLock::of(read_copies))?;
+            let mentioned = mentioned_users(conn, &policy, sender, &rendered)?;
+            // The send's recipient rule (active subscribers who are active users) is what the
+            // open spans hold (`storage::spans`).
+            let (recipients, topic_before) =
+                crate::realm_cache::recipients_for_send(conn, &hold, &topic, sender.id)?;
             let spanned: HashSet<UserId> = recipients.iter().copied().collect();
             if rendered.stream_wildcard {
                 check_wildcard(
@@ -126,6 +134,7 @@ pub(super) fn prepare(
                 .collect();
             let target = Target::Channel {
                 rules: sender_topic_rules(conn, sender, channel_muted)?,
+                topic_before,
                 spanned,
                 mentioned: users::by_ids(conn, &mentioned_ids)?,
                 channel: Box::new(channel),
@@ -187,14 +196,15 @@ fn recipient_rows(
 }
 
 /// The channel of a channel message, its normalized topic and whether the sender muted the
-/// channel, once the sender may post there.
+/// channel, once the sender may post there, with the channel held for the send (`lock`).
 fn check_channel_send(
     conn: &mut DbConn,
     policy: &Policy,
     sender: &User,
     request: &SendMessage,
-) -> ActionResult<(Channel, String, bool)> {
-    let (channel, subscription) = channel_for_send(conn, policy, sender, &request.to)?;
+    lock: SendLock,
+) -> ActionResult<(Channel, String, bool, SendHold)> {
+    let (channel, subscription, hold) = channel_for_send(conn, policy, sender, &request.to, lock)?;
     let subscribed = subscription.as_ref().is_some_and(|s| s.active);
     let muted = subscribed && subscription.is_some_and(|s| s.settings.is_muted);
     check_may_post(policy, sender, &channel, subscribed)?;
@@ -204,7 +214,7 @@ fn check_channel_send(
         .ok_or_else(|| RequestError::bad_request("Missing topic"))?;
     let topic = normalize_topic(raw_topic, "topic")?;
     check_topic_policy(policy, &channel, &topic)?;
-    Ok((channel, topic, muted))
+    Ok((channel, topic, muted, hold))
 }
 
 /// Whether `sender` may post in `channel` (messages, and typing notices): not archived, its
@@ -234,18 +244,20 @@ pub(crate) fn check_may_post(
     Ok(())
 }
 
-/// Finds the channel of a message and the sender's subscription to it: missing and invisible
-/// channels both read as missing.
+/// Finds the channel of a message and the sender's subscription to it, and holds the channel
+/// for the send: missing and invisible channels both read as missing.
 fn channel_for_send(
     conn: &mut DbConn,
     policy: &Policy,
     sender: &User,
     to: &Destination,
-) -> ActionResult<(Channel, Option<Subscription>)> {
+    lock: SendLock,
+) -> ActionResult<(Channel, Option<Subscription>, SendHold)> {
     match to {
         Destination::ChannelName(name) => {
             let name = parley_domain::channel::check_channel_name(name, "to")?;
-            access_channel_and_subscription_by_name(conn, policy, sender, &name)?.ok_or_else(|| {
+            let key = ChannelKey::Name(&name);
+            access_channel_for_send(conn, policy, sender, key, lock)?.ok_or_else(|| {
                 RequestError::new(
                     ErrorCode::StreamDoesNotExist,
                     format!("Channel '{name}' does not exist"),
@@ -255,16 +267,15 @@ fn channel_for_send(
             })
         }
         Destination::ChannelId(id) => {
-            match crate::access::access_channel_and_subscription_by_id(conn, policy, sender, *id) {
-                Ok(found) => Ok(found),
-                Err(ActionError::Request(_)) => Err(RequestError::new(
+            let key = ChannelKey::Id(*id);
+            access_channel_for_send(conn, policy, sender, key, lock)?.ok_or_else(|| {
+                RequestError::new(
                     ErrorCode::StreamDoesNotExist,
                     format!("Channel with ID '{id}' does not exist"),
                 )
                 .with("stream_id", id.0)
-                .into()),
-                Err(other) => Err(other),
-            }
+                .into()
+            })
         }
         Destination::SenderDefault => {
             let default = match sender.is_bot() {
@@ -273,7 +284,7 @@ fn channel_for_send(
             };
             let id: ChannelId =
                 default.ok_or_else(|| RequestError::bad_request("Missing channel"))?;
-            channel_for_send(conn, policy, sender, &Destination::ChannelId(id))
+            channel_for_send(conn, policy, sender, &Destination::ChannelId(id), lock)
         }
         Destination::Users(_) => Err(RequestError::bad_request("Invalid message type").into()),
     }

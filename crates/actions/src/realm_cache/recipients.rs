@@ -9,7 +9,7 @@
 //! transaction in progress, is what the spans hold now. SQLite only: one process serves a
 //! SQLite database and records every change the server makes. On PostgreSQL another node may
 //! have changed the spans before its event arrives here, and a send reads them after taking the
-//! channel's lock (`spans::recipients_for_send`), from the database.
+//! channel's lock (`channels::for_send`), from the database.
 //!
 //! An entry also expires after [`MAX_AGE`]: the commands that run beside the server
 //! (`parley create-user` subscribes the new person to the default channels) change the spans
@@ -17,7 +17,9 @@
 
 use super::{current, RealmCache};
 use parley_domain::{ChannelId, UserId};
-use parley_storage::{spans, DbConn, StorageError};
+use parley_storage::messages::TopicForSend;
+use parley_storage::spans::SendHold;
+use parley_storage::{send_reads, spans, DbConn, StorageError};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -72,24 +74,27 @@ impl RealmCache {
     }
 }
 
-/// The recipients of a message sent to `channel` now, sorted by ID: kept between sends on
-/// SQLite (in an action's scope), read after the channel's lock on PostgreSQL
-/// (`spans::recipients_for_send`).
+/// The recipients of a message sent to the held channel now, sorted by ID, and on PostgreSQL
+/// what the send reads of its topic, in the same statement (`send_reads::recipients_with_topic`;
+/// on SQLite the writing transaction reads the topic). Kept between sends on SQLite (in an
+/// action's scope); read after the channel's locks on PostgreSQL.
 pub(crate) fn recipients_for_send(
     conn: &mut DbConn,
-    channel: ChannelId,
-    read_copies: bool,
-) -> Result<Arc<Vec<UserId>>, StorageError> {
-    match (current(), matches!(conn, DbConn::Sqlite(_))) {
-        (Some(cache), true) => cache.recipients(channel, MAX_AGE, || {
-            spans::recipients_for_send(conn, channel, read_copies)
-        }),
-        _ => Ok(Arc::new(spans::recipients_for_send(
-            conn,
-            channel,
-            read_copies,
-        )?)),
+    hold: &SendHold,
+    topic: &str,
+    sender: UserId,
+) -> Result<(Arc<Vec<UserId>>, Option<TopicForSend>), StorageError> {
+    if matches!(conn, DbConn::Sqlite(_)) {
+        let recipients = match current() {
+            Some(cache) => cache.recipients(hold.channel(), MAX_AGE, || {
+                spans::recipients_held(conn, hold)
+            })?,
+            None => Arc::new(spans::recipients_held(conn, hold)?),
+        };
+        return Ok((recipients, None));
     }
+    let (recipients, topic) = send_reads::recipients_with_topic(conn, hold, topic, sender)?;
+    Ok((Arc::new(recipients), Some(topic)))
 }
 
 #[cfg(test)]
