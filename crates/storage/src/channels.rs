@@ -4,6 +4,8 @@ use crate::conn::DbConn;
 use crate::error::StorageError;
 use crate::schema::channels;
 use crate::schema::subscriptions as subs;
+use crate::spans::advisory::{pg_advisory_xact_lock, pg_advisory_xact_lock_shared};
+use crate::spans::{SendHold, SendLock, CHANNEL_LOCKS, SPANS_LOCK};
 use crate::subscriptions::{self, Subscription};
 use diesel::prelude::*;
 use parley_domain::channel::{
@@ -247,11 +249,8 @@ pub fn for_send(
     conn: &mut DbConn,
     key: ChannelKey<'_>,
     user: UserId,
-    lock: crate::spans::SendLock,
-) -> Result<Option<(Channel, Option<Subscription>, crate::spans::SendHold)>, StorageError> {
-    use crate::spans::advisory::{pg_advisory_xact_lock, pg_advisory_xact_lock_shared};
-    use crate::spans::SendLock;
-    use crate::spans::{CHANNEL_LOCKS, SPANS_LOCK};
+    lock: SendLock,
+) -> Result<Option<(Channel, Option<Subscription>, SendHold)>, StorageError> {
     // `void` is not decoded: each lock is selected as whether it returned something.
     let spans_lock = || pg_advisory_xact_lock_shared(SPANS_LOCK).is_not_null();
     let shared = || pg_advisory_xact_lock_shared(channels::id + CHANNEL_LOCKS).is_not_null();
@@ -261,41 +260,31 @@ pub fn for_send(
         (conn @ DbConn::Sqlite(_), ChannelKey::Name(name)) => {
             by_name_with_subscription(conn, name, user)?
         }
-        (DbConn::Pg(pg), key) => {
-            let name_key = match key {
-                ChannelKey::Name(name) => channel_name_key(name),
-                ChannelKey::Id(_) => String::new(),
-            };
-            match (key, lock) {
-                (ChannelKey::Id(id), SendLock::Shared) => with_subscription!(
-                    pg,
-                    channels::id.eq(id.0),
-                    user,
-                    locks: (spans_lock(), shared())
-                ),
-                (ChannelKey::Id(id), SendLock::Exclusive) => with_subscription!(
-                    pg,
-                    channels::id.eq(id.0),
-                    user,
-                    locks: (spans_lock(), exclusive())
-                ),
-                (ChannelKey::Name(_), SendLock::Shared) => with_subscription!(
-                    pg,
-                    channels::name_key.eq(&name_key),
-                    user,
-                    locks: (spans_lock(), shared())
-                ),
-                (ChannelKey::Name(_), SendLock::Exclusive) => with_subscription!(
-                    pg,
-                    channels::name_key.eq(&name_key),
-                    user,
-                    locks: (spans_lock(), exclusive())
-                ),
+        (DbConn::Pg(pg), ChannelKey::Id(id)) => {
+            let filter = channels::id.eq(id.0);
+            match lock {
+                SendLock::Shared => {
+                    with_subscription!(pg, filter, user, locks: (spans_lock(), shared()))
+                }
+                SendLock::Exclusive => {
+                    with_subscription!(pg, filter, user, locks: (spans_lock(), exclusive()))
+                }
+            }
+        }
+        (DbConn::Pg(pg), ChannelKey::Name(name)) => {
+            let filter = channels::name_key.eq(channel_name_key(name));
+            match lock {
+                SendLock::Shared => {
+                    with_subscription!(pg, filter, user, locks: (spans_lock(), shared()))
+                }
+                SendLock::Exclusive => {
+                    with_subscription!(pg, filter, user, locks: (spans_lock(), exclusive()))
+                }
             }
         }
     };
     Ok(found.map(|(channel, subscription)| {
-        let hold = crate::spans::SendHold::taken(channel.id);
+        let hold = SendHold::taken(channel.id);
         (channel, subscription, hold)
     }))
 }
