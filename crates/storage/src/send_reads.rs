@@ -5,8 +5,8 @@
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
-use crate::messages::{topic_for_send, TopicForSend};
-use crate::spans::{recipients_held, SendHold};
+use crate::messages::TopicForSend;
+use crate::spans::SendHold;
 use diesel::pg::{Pg, PgConnection};
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
@@ -14,29 +14,16 @@ use diesel::sql_types::{Array, BigInt, Bool, Nullable, Text};
 use parley_domain::UserId;
 
 /// The recipients of a message sent to the held channel now, sorted by ID, and what the send
-/// reads of `topic` for `user` ([`topic_for_send`]).
+/// reads of `topic` for `user` (`messages::topic_for_send`), in one statement. PostgreSQL only:
+/// on SQLite a send's recipients come from the organization cache and its topic is read in the
+/// writing transaction.
 pub fn recipients_with_topic(
     conn: &mut DbConn,
     hold: &SendHold,
     topic: &str,
     user: UserId,
 ) -> Result<(Vec<UserId>, TopicForSend), StorageError> {
-    let DbConn::Pg(pg) = conn else {
-        let recipients = recipients_held(conn, hold)?;
-        return Ok((
-            recipients,
-            topic_for_send(conn, hold.channel(), topic, user)?,
-        ));
-    };
-    read_pg(pg, hold, topic, user)
-}
-
-fn read_pg(
-    pg: &mut PgConnection,
-    hold: &SendHold,
-    topic: &str,
-    user: UserId,
-) -> Result<(Vec<UserId>, TopicForSend), StorageError> {
+    let pg = conn.postgres_only("a send's recipients with its topic in one statement")?;
     let topic_key = topic.to_lowercase();
     let (mut users, has_messages, sender_policy): (Vec<i64>, bool, Option<i64>) =
         RecipientsWithTopic {

@@ -66,7 +66,7 @@ fn hold_for_send(
     Ok(SendHold { channel })
 }
 
-/// How a send holds its channel's lock ([`hold_for_send`]).
+/// How a send holds its channel's lock (`hold_for_send`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SendLock {
     /// Beside the channel's other sends.
@@ -85,7 +85,7 @@ impl SendLock {
     }
 }
 
-/// Says that this transaction holds a channel's send locks ([`hold_for_send`]): the reads that
+/// Says that this transaction holds a channel's send locks (`hold_for_send`): the reads that
 /// must follow them take it, so that none runs before them.
 #[derive(Debug)]
 pub struct SendHold {

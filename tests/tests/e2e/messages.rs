@@ -82,7 +82,7 @@ backend_test! {
         let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
         let bob = app.create_user("bob@parley.test", "Bob", Role::Member).await;
         let guest = app.create_user("guest@parley.test", "Gus", Role::Guest).await;
-        app.create_channel(&ann, "secret", &[&ann], &[("invite_only", json!(true))]).await;
+        let secret = app.create_channel(&ann, "secret", &[&ann], &[("invite_only", json!(true))]).await;
         app.create_channel(&ann, "open", &[&ann], &[]).await;
         let send = |who: &Account, to: &str, topic: Option<&str>, content: &str| {
             let mut r = app.post("/messages").as_user(who).param("type", "stream").param("to", to).param("content", content);
@@ -96,6 +96,8 @@ backend_test! {
         assert_eq!(hidden["msg"], "Channel 'secret' does not exist", "private channels read as missing");
         let body = send(&bob, "999999", Some("t"), "x").await.error(400, "STREAM_DOES_NOT_EXIST");
         assert_eq!(body["stream_id"], 999999);
+        let hidden = send(&bob, &secret.to_string(), Some("t"), "x").await.error(400, "STREAM_DOES_NOT_EXIST");
+        assert_eq!(hidden["stream_id"], secret, "private channels read as missing by ID too");
         send(&bob, "open", None, "x").await.error(400, "BAD_REQUEST");
         let body = send(&bob, "open", Some("t"), "   ").await.error(400, "BAD_REQUEST");
         assert_eq!(body["msg"], "Message must not be empty");
