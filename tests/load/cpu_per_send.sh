@@ -10,7 +10,8 @@
 #   tests/load/cpu_per_send.sh BINARY [N per sender, 150] [member offset, 0] [database, scale]
 #
 # The API allows 200 requests a minute per user: give each run of the same minute its own
-# offset (8, 16, ...).
+# offset (8, 16, ...). BODY_EXTRA adds parameters to each send (`&read_by_sender=true`: the
+# sender's own copy read, as the web and mobile apps send).
 set -euo pipefail
 BIN=$1; N=${2:-150}; OFF=${3:-0}; DB=${4:-scale}; PORT=9311
 WORK=$(mktemp -d)
@@ -22,7 +23,7 @@ until curl -sf http://127.0.0.1:$PORT/health >/dev/null; do sleep 0.2; done
 psql -h 127.0.0.1 -U root -d "$DB" -Atc "SELECT u.delivery_email || ':' || u.api_key
     FROM subscriptions s JOIN users u ON u.id = s.user_id
     WHERE s.channel_id = 65 AND s.active AND u.is_active ORDER BY u.id LIMIT 8 OFFSET $OFF" > "$WORK/users"
-printf 'type=stream&to=channel%%2063&topic=cpu&content=cpu+message+about+the+**release**+meeting' > "$WORK/body"
+printf 'type=stream&to=channel%%2063&topic=cpu&content=cpu+message+about+the+**release**+meeting%s' "${BODY_EXTRA:-}" > "$WORK/body"
 send() { ab -q -n "$2" -c 1 -A "$1" -p "$WORK/body" -T application/x-www-form-urlencoded \
     http://127.0.0.1:$PORT/api/v1/messages; }
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }

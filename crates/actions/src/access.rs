@@ -11,7 +11,7 @@ use parley_domain::user::User;
 use parley_domain::{ChannelId, MessageId, RequestError, UserId};
 use parley_storage::channels::ChannelKey;
 use parley_storage::messages::{self, ReadMessage};
-use parley_storage::spans::{SendHold, SendLock};
+use parley_storage::spans::SendHold;
 use parley_storage::subscriptions::Subscription;
 use parley_storage::{channels, users, DbConn};
 use std::collections::HashSet;
@@ -88,9 +88,8 @@ pub(crate) fn access_channel_for_send(
     policy: &Policy,
     user: &User,
     key: ChannelKey<'_>,
-    lock: SendLock,
 ) -> ActionResult<Option<(Channel, Option<Subscription>, SendHold)>> {
-    let Some((channel, subscription, hold)) = channels::for_send(conn, key, user.id, lock)? else {
+    let Some((channel, subscription, hold)) = channels::for_send(conn, key, user.id)? else {
         return Ok(None);
     };
     Ok(

@@ -167,7 +167,7 @@ impl Context {
         // log), or the events are published (without one), and outgoing webhooks are sent.
         tokio::spawn(async move {
             let _turn = ctx.events.shared().await;
-            let origin = ctx.events.log_origin();
+            let hub = Arc::clone(&ctx.events);
             let cache = Arc::clone(ctx.events.realm_cache());
             // Outlives the commit: a change of the organization cache ends after it.
             let change = Arc::new(ChangeSlot::default());
@@ -178,15 +178,17 @@ impl Context {
                     crate::realm_cache::scoped(&cache, &slot, || {
                         let mut events = Events::default();
                         let result = f(conn, &mut events)?;
-                        // With an event log, the events are appended last, in this transaction.
-                        let entry = crate::publish::log_entry(origin.as_deref(), &events.0)?;
-                        Ok::<_, ActionError>(((result, Arc::new(events.0)), entry))
+                        let events = Arc::new(events.0);
+                        // With an event log, the events are appended last, in this transaction;
+                        // without one, published right after the commit, in commit order.
+                        let on_commit = hub.on_commit(&events)?;
+                        Ok::<_, ActionError>(((result, events), on_commit))
                     })
                 })
                 .await?;
             ctx.events.hand_over(position, &events);
             (ctx.after_commit)(&ctx, &events);
-            ctx.events.committed(events, position).await;
+            ctx.events.committed(position).await;
             drop(change);
             Ok(result)
         })

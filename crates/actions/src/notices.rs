@@ -52,17 +52,16 @@ pub(crate) fn post(
 ) -> ActionResult<MessageId> {
     let bot = notification_bot(conn)?;
     let rendered = rendering::render_message(conn, &ctx.realm.url, ctx.camo.as_ref(), content);
-    let rows: Vec<(UserId, i64)> =
-        parley_storage::spans::recipients_for_send(conn, channel.id, true)?
-            .into_iter()
-            .map(|user| {
-                let mut bits = if user == read_for { flags::READ } else { 0 };
-                if rendered.mentioned_user_ids.contains(&user.0) {
-                    bits |= flags::MENTIONED;
-                }
-                (user, bits)
-            })
-            .collect();
+    let rows: Vec<(UserId, i64)> = parley_storage::spans::recipients_for_send(conn, channel.id)?
+        .into_iter()
+        .map(|user| {
+            let mut bits = if user == read_for { flags::READ } else { 0 };
+            if rendered.mentioned_user_ids.contains(&user.0) {
+                bits |= flags::MENTIONED;
+            }
+            (user, bits)
+        })
+        .collect();
     let new = NewMessage {
         sender_id: bot.id,
         channel_id: Some(channel.id),

@@ -11,7 +11,7 @@
 
 use crate::event_log::{LogFollower, NodeIdentity};
 use parley_events::{Bus, Engine, EngineConfig, Event, InProcessBus};
-use parley_storage::{LogEntry, StorageError};
+use parley_storage::{LogEntry, OnCommit, StorageError};
 use std::sync::Arc;
 use tokio::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -115,11 +115,32 @@ impl EventHub {
     }
 
     /// Hands events to the bus.
-    pub(crate) fn publish(&self, events: Vec<Event>) {
+    pub(crate) fn publish(&self, events: &[Event]) {
         if !events.is_empty() {
-            self.realm_cache.note_delivered(&events);
+            self.realm_cache.note_delivered(events);
             self.bus.publish(events);
         }
+    }
+
+    /// What a transaction that caused `events` hands to its commit: with a log, its entry,
+    /// appended last in the transaction (the log is in commit order, and every process
+    /// delivers it in that order); without one, their publication, run right after the commit
+    /// and before the process's next write commits (SQLite's writes take turns). Clients expect
+    /// events in commit order: two message events published by their actions' tasks after the
+    /// commit could come out the other way round, a message with a lower ID after one with a
+    /// higher (`e2e/events_order.rs`, about one run in eight).
+    pub(crate) fn on_commit(
+        self: &Arc<Self>,
+        events: &Arc<Vec<Event>>,
+    ) -> Result<Option<OnCommit>, StorageError> {
+        if self.log.is_some() {
+            return Ok(log_entry(self.log_origin().as_deref(), events)?.map(OnCommit::Append));
+        }
+        if events.is_empty() {
+            return Ok(None);
+        }
+        let (hub, events) = (Arc::clone(self), Arc::clone(events));
+        Ok(Some(OnCommit::Run(Box::new(move || hub.publish(&events)))))
     }
 
     /// With a log, the node transactions append their events as (this process); None when
@@ -138,11 +159,11 @@ impl EventHub {
 
     /// After the commit (and [`EventHub::hand_over`]): with a log, waits until this process
     /// has delivered the entry the transaction appended (so a client reading its own queue
-    /// right after sees its change); without one, publishes the events.
-    pub(crate) async fn committed(&self, events: Arc<Vec<Event>>, position: Option<i64>) {
-        match (&self.log, position) {
-            (Some(log), Some(position)) => log.wait_delivered(position).await,
-            _ => self.publish(Arc::try_unwrap(events).unwrap_or_else(|shared| (*shared).clone())),
+    /// right after sees its change); without one, the commit published the events
+    /// ([`EventHub::on_commit`]).
+    pub(crate) async fn committed(&self, position: Option<i64>) {
+        if let (Some(log), Some(position)) = (&self.log, position) {
+            log.wait_delivered(position).await;
         }
     }
 
@@ -154,20 +175,20 @@ impl EventHub {
         }
         if self.log.is_none() {
             let _turn = self.shared().await;
-            self.publish(events);
+            self.publish(&events);
             return;
         }
         let origin = self.log_origin();
         let appended = db
             .logged_transaction(move |_| {
                 let entry = log_entry(origin.as_deref(), &events)?;
-                Ok::<_, StorageError>((Arc::new(events), entry))
+                Ok::<_, StorageError>((Arc::new(events), entry.map(OnCommit::Append)))
             })
             .await;
         match appended {
             Ok((events, position)) => {
                 self.hand_over(position, &events);
-                self.committed(events, position).await
+                self.committed(position).await
             }
             Err(e) => tracing::warn!(error = %e, "cannot append transient events to the log"),
         }

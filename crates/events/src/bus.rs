@@ -11,7 +11,7 @@ use crate::event::Event;
 /// change that was rolled back.
 pub trait Bus: Send + Sync + 'static {
     /// Delivers `events` in order to every engine behind the bus.
-    fn publish(&self, events: Vec<Event>);
+    fn publish(&self, events: &[Event]);
 }
 
 /// The single-process bus: publishing is delivering to the one local engine.
@@ -28,8 +28,8 @@ impl InProcessBus {
 }
 
 impl Bus for InProcessBus {
-    fn publish(&self, events: Vec<Event>) {
-        for event in &events {
+    fn publish(&self, events: &[Event]) {
+        for event in events {
             self.engine.deliver(event);
         }
     }

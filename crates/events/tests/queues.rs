@@ -282,7 +282,7 @@ async fn the_bus_delivers_in_order() {
     let engine = engine();
     let queue = register(&engine, 1);
     let bus = InProcessBus::new(engine.clone());
-    bus.publish(vec![json_event(&[1], "a"), json_event(&[1], "b")]);
+    bus.publish(&[json_event(&[1], "a"), json_event(&[1], "b")]);
     assert_eq!(types(&poll(&engine, 1, &queue, -1).await), ["a", "b"]);
 }
 

@@ -4,8 +4,8 @@ use crate::conn::DbConn;
 use crate::error::StorageError;
 use crate::schema::channels;
 use crate::schema::subscriptions as subs;
-use crate::spans::advisory::{pg_advisory_xact_lock, pg_advisory_xact_lock_shared};
-use crate::spans::{SendHold, SendLock, CHANNEL_LOCKS, SPANS_LOCK};
+use crate::spans::advisory::pg_advisory_xact_lock_shared;
+use crate::spans::{SendHold, CHANNEL_LOCKS, SPANS_LOCK};
 use crate::subscriptions::{self, Subscription};
 use diesel::prelude::*;
 use parley_domain::channel::{
@@ -241,7 +241,7 @@ pub enum ChannelKey<'a> {
 
 /// The channel a message is sent to, with the sender's subscription row, as
 /// [`by_id_with_subscription`] reads it, and the send's locks held (`spans::hold_for_send`,
-/// `lock` for the channel's own). On PostgreSQL the statement that finds the channel takes them,
+/// both shared). On PostgreSQL the statement that finds the channel takes them,
 /// once it has found it: one round trip less per send, and the same order as a statement of
 /// their own after this one (the channel is read as of before the locks were granted, the
 /// recipients after them). On SQLite writes take turns: nothing to take.
@@ -249,12 +249,10 @@ pub fn for_send(
     conn: &mut DbConn,
     key: ChannelKey<'_>,
     user: UserId,
-    lock: SendLock,
 ) -> Result<Option<(Channel, Option<Subscription>, SendHold)>, StorageError> {
     // `void` is not decoded: each lock is selected as whether it returned something.
     let spans_lock = || pg_advisory_xact_lock_shared(SPANS_LOCK).is_not_null();
     let shared = || pg_advisory_xact_lock_shared(channels::id + CHANNEL_LOCKS).is_not_null();
-    let exclusive = || pg_advisory_xact_lock(channels::id + CHANNEL_LOCKS).is_not_null();
     let found = match (conn, key) {
         (conn @ DbConn::Sqlite(_), ChannelKey::Id(id)) => by_id_with_subscription(conn, id, user)?,
         (conn @ DbConn::Sqlite(_), ChannelKey::Name(name)) => {
@@ -262,25 +260,11 @@ pub fn for_send(
         }
         (DbConn::Pg(pg), ChannelKey::Id(id)) => {
             let filter = channels::id.eq(id.0);
-            match lock {
-                SendLock::Shared => {
-                    with_subscription!(pg, filter, user, locks: (spans_lock(), shared()))
-                }
-                SendLock::Exclusive => {
-                    with_subscription!(pg, filter, user, locks: (spans_lock(), exclusive()))
-                }
-            }
+            with_subscription!(pg, filter, user, locks: (spans_lock(), shared()))
         }
         (DbConn::Pg(pg), ChannelKey::Name(name)) => {
             let filter = channels::name_key.eq(channel_name_key(name));
-            match lock {
-                SendLock::Shared => {
-                    with_subscription!(pg, filter, user, locks: (spans_lock(), shared()))
-                }
-                SendLock::Exclusive => {
-                    with_subscription!(pg, filter, user, locks: (spans_lock(), exclusive()))
-                }
-            }
+            with_subscription!(pg, filter, user, locks: (spans_lock(), shared()))
         }
     };
     Ok(found.map(|(channel, subscription)| {

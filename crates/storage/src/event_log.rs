@@ -80,14 +80,7 @@ struct Append<'a> {
     origin: &'a str,
 }
 
-impl diesel::query_builder::QueryId for Append<'_> {
-    type QueryId = Append<'static>;
-    const HAS_STATIC_QUERY_ID: bool = true;
-}
-
-impl diesel::query_builder::Query for Append<'_> {
-    type SqlType = BigInt;
-}
+crate::prepared::prepared_pg_statement!(Append<'_>, BigInt);
 
 impl diesel::query_builder::QueryFragment<diesel::pg::Pg> for Append<'_> {
     fn walk_ast<'b>(
@@ -110,8 +103,6 @@ impl diesel::query_builder::QueryFragment<diesel::pg::Pg> for Append<'_> {
     }
 }
 
-impl diesel::query_dsl::RunQueryDsl<PgConnection> for Append<'_> {}
-
 /// A transaction's events for the event log (PostgreSQL), appended when it commits.
 #[derive(Debug, Clone)]
 pub struct LogEntry {
@@ -121,6 +112,30 @@ pub struct LogEntry {
     pub origin: String,
     /// When, in Unix seconds.
     pub now: i64,
+}
+
+/// Work run right after a commit ([`OnCommit::Run`]).
+pub type CommitHook = Box<dyn FnOnce() + Send>;
+
+/// What a logged transaction hands to its commit (`Db::logged_transaction`).
+pub enum OnCommit {
+    /// An entry for the event log (PostgreSQL), appended last in the transaction; its
+    /// position comes back with the result.
+    Append(LogEntry),
+    /// Work run right after the commit and before any later write of the process commits
+    /// (SQLite, whose writes take turns: inside the turn), so that such work runs in commit
+    /// order: publishing the transaction's events, which clients expect in that order. Run
+    /// from the task that commits, it must not block.
+    Run(CommitHook),
+}
+
+impl std::fmt::Debug for OnCommit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OnCommit::Append(entry) => f.debug_tuple("Append").field(entry).finish(),
+            OnCommit::Run(_) => f.write_str("Run"),
+        }
+    }
 }
 
 /// Appends one entry per element of `entries`, in order, in the caller's transaction (a batch
@@ -151,14 +166,7 @@ struct AppendAll<'a> {
     origins: &'a [&'a str],
 }
 
-impl diesel::query_builder::QueryId for AppendAll<'_> {
-    type QueryId = AppendAll<'static>;
-    const HAS_STATIC_QUERY_ID: bool = true;
-}
-
-impl diesel::query_builder::Query for AppendAll<'_> {
-    type SqlType = BigInt;
-}
+crate::prepared::prepared_pg_statement!(AppendAll<'_>, BigInt);
 
 impl diesel::query_builder::QueryFragment<diesel::pg::Pg> for AppendAll<'_> {
     fn walk_ast<'b>(
@@ -191,8 +199,6 @@ impl diesel::query_builder::QueryFragment<diesel::pg::Pg> for AppendAll<'_> {
         Ok(())
     }
 }
-
-impl diesel::query_dsl::RunQueryDsl<PgConnection> for AppendAll<'_> {}
 
 /// The position of the newest entry (0 when none was ever appended).
 pub fn head(conn: &mut DbConn) -> Result<i64, StorageError> {

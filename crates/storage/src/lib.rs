@@ -36,6 +36,7 @@ pub mod pg_listen;
 pub mod playgrounds;
 pub mod pool;
 pub mod pooled;
+mod prepared;
 pub mod presence;
 pub mod profile_fields;
 pub mod push_devices;
@@ -72,7 +73,7 @@ mod writer;
 
 pub use conn::{DbConn, SqliteSynchronous};
 pub use error::StorageError;
-pub use event_log::LogEntry;
+pub use event_log::{LogEntry, OnCommit};
 pub use pool::{Db, PoolOptions, PoolUse};
 pub use transaction::transaction;
 pub use url::DatabaseUrl;

@@ -81,6 +81,10 @@ impl NewMessage {
 /// mentioned, alerted and the like, a read range for `read` (the sender's own copy, muted
 /// senders); `@all` goes on the message. Anyone else (a sender outside the channel, the
 /// participants of a direct message) gets a whole row.
+///
+/// On PostgreSQL the ID's default takes a lock held to the commit (migration 000110), so IDs
+/// rise in commit order and message events reach clients in ID order: call it after the
+/// transaction's other locks (see `docs/architecture.md`, "Message IDs in commit order").
 pub fn insert(
     conn: &mut DbConn,
     message: &NewMessage,

@@ -3,7 +3,7 @@
 
 use crate::conn::{ConnOptions, DbConn, SqliteSynchronous};
 use crate::error::StorageError;
-use crate::event_log::LogEntry;
+use crate::event_log::{CommitHook, OnCommit};
 use crate::migrate;
 use crate::pooled::ConnectionManager;
 use crate::transaction::transaction;
@@ -227,39 +227,44 @@ impl Db {
     {
         match (&self.group_writer, &self.sqlite_writer) {
             (Some(writer), Some(_)) => writer.transaction(f).await,
-            _ => self.pooled_transaction(f).await,
+            _ => {
+                self.pooled_transaction(move |conn| f(conn).map(|r| (r, None)))
+                    .await
+            }
         }
     }
 
-    /// [`Db::transaction`] for work that may append an entry to the event log (PostgreSQL):
-    /// `f` returns its result and the entry, which is appended last in the transaction; the
-    /// entry's position comes back with the result. With group commit the transaction runs on
-    /// the writer, and its entry is appended with its batch's (`writer.rs`).
+    /// [`Db::transaction`] for work with something for its commit ([`OnCommit`]): an entry
+    /// for the event log (PostgreSQL), appended last in the transaction, its position coming
+    /// back with the result; or work run right after the commit, in commit order (SQLite).
+    /// With group commit the transaction runs on the writer, and its entry is appended with its
+    /// batch's (`writer.rs`).
     pub async fn logged_transaction<F, R, E>(&self, f: F) -> Result<(R, Option<i64>), E>
     where
-        F: FnOnce(&mut DbConn) -> Result<(R, Option<LogEntry>), E> + Send + 'static,
+        F: FnOnce(&mut DbConn) -> Result<(R, Option<OnCommit>), E> + Send + 'static,
         R: Send + 'static,
         E: From<StorageError> + Send + 'static,
     {
         if let Some(writer) = &self.group_writer {
             return writer.logged_transaction(f).await;
         }
-        self.pooled_transaction(move |conn| {
-            let (result, entry) = f(conn)?;
-            let position = match entry {
-                Some(e) => Some(crate::event_log::append(conn, &e.events, e.now, &e.origin)?),
-                None => None,
-            };
-            Ok((result, position))
+        self.pooled_transaction(move |conn| match f(conn)? {
+            (result, Some(OnCommit::Append(e))) => {
+                let position = crate::event_log::append(conn, &e.events, e.now, &e.origin)?;
+                Ok(((result, Some(position)), None))
+            }
+            (result, Some(OnCommit::Run(run))) => Ok(((result, None), Some(run))),
+            (result, None) => Ok(((result, None), None)),
         })
         .await
     }
 
     /// A transaction on a pooled connection (on SQLite, in turn with the process's other
-    /// writers).
+    /// writers): `f` returns its result and what to run right after the commit, still in the
+    /// turn.
     async fn pooled_transaction<F, R, E>(&self, f: F) -> Result<R, E>
     where
-        F: FnOnce(&mut DbConn) -> Result<R, E> + Send + 'static,
+        F: FnOnce(&mut DbConn) -> Result<(R, Option<CommitHook>), E> + Send + 'static,
         R: Send + 'static,
         E: From<StorageError> + Send + 'static,
     {
@@ -272,7 +277,11 @@ impl Db {
             if writer.is_some() {
                 metrics::histogram!("parley_db_writer_wait_seconds").record(asked.elapsed());
             }
-            transaction(conn, f)
+            let (result, after) = transaction(conn, f)?;
+            if let Some(run) = after {
+                run();
+            }
+            Ok(result)
         })
         .await
     }

@@ -77,14 +77,7 @@ static UPSERT_TOKENS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| 
     )
 });
 
-impl diesel::query_builder::QueryId for TakeTokens<'_> {
-    type QueryId = TakeTokens<'static>;
-    const HAS_STATIC_QUERY_ID: bool = true;
-}
-
-impl diesel::query_builder::Query for TakeTokens<'_> {
-    type SqlType = (Double, Double);
-}
+crate::prepared::prepared_pg_statement!(TakeTokens<'_>, (Double, Double));
 
 impl diesel::query_builder::QueryFragment<diesel::pg::Pg> for TakeTokens<'_> {
     fn walk_ast<'b>(
@@ -106,8 +99,6 @@ impl diesel::query_builder::QueryFragment<diesel::pg::Pg> for TakeTokens<'_> {
         Ok(())
     }
 }
-
-impl diesel::query_dsl::RunQueryDsl<PgConnection> for TakeTokens<'_> {}
 
 /// Deletes buckets untouched for `idle_ms` (they are full again by then).
 pub fn prune_tokens(conn: &mut DbConn, idle_ms: i64) -> Result<usize, StorageError> {

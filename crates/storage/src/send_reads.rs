@@ -7,9 +7,9 @@ use crate::conn::DbConn;
 use crate::error::StorageError;
 use crate::messages::TopicForSend;
 use crate::spans::SendHold;
-use diesel::pg::{Pg, PgConnection};
+use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::query_builder::{AstPass, QueryFragment};
 use diesel::sql_types::{Array, BigInt, Bool, Nullable, Text};
 use parley_domain::UserId;
 
@@ -41,21 +41,17 @@ pub fn recipients_with_topic(
 }
 
 /// The statement: `spans::open_users` and `topic_for_send` as three subqueries of one row.
-/// Its own query type, so that it stays prepared (diesel prepares no `sql_query` once).
+/// Its own query type, so that it stays prepared (`crate::prepared`).
 struct RecipientsWithTopic<'a> {
     channel: i64,
     topic_key: &'a str,
     user: i64,
 }
 
-impl QueryId for RecipientsWithTopic<'_> {
-    type QueryId = RecipientsWithTopic<'static>;
-    const HAS_STATIC_QUERY_ID: bool = true;
-}
-
-impl Query for RecipientsWithTopic<'_> {
-    type SqlType = (Array<BigInt>, Bool, Nullable<BigInt>);
-}
+crate::prepared::prepared_pg_statement!(
+    RecipientsWithTopic<'_>,
+    (Array<BigInt>, Bool, Nullable<BigInt>)
+);
 
 impl QueryFragment<Pg> for RecipientsWithTopic<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
@@ -81,5 +77,3 @@ impl QueryFragment<Pg> for RecipientsWithTopic<'_> {
         Ok(())
     }
 }
-
-impl RunQueryDsl<PgConnection> for RecipientsWithTopic<'_> {}

@@ -25,24 +25,27 @@ pub(crate) const CHANNEL_LOCKS: i64 = 0x7061_726c_0000_0000;
 /// ([`hold_channels_for_move`]).
 const MOVE_LOCKS: i64 = 0x7061_726d_0000_0000;
 
-/// Holds off span changes, and the channel's sends that write read copies, until this
-/// transaction ends; a send takes both before reading its recipients and before its message
-/// takes an ID ([`recipients_for_send`]). On PostgreSQL transactions run side by side under
-/// `READ COMMITTED`.
+/// Holds off span changes and moves of the channel's messages until this transaction ends; a
+/// send takes both locks before reading its recipients and before its message takes an ID
+/// ([`recipients_for_send`]). On PostgreSQL transactions run side by side under `READ
+/// COMMITTED`.
 ///
 /// Without the first lock a send could read the subscribers before a subscription commits and
 /// take a message ID above the span that subscription opened at [`next_message_id`], so the
 /// new subscriber would hold the message without having been told of it (or the reverse for an
 /// unsubscription); shared: sends do not wait for each other for it.
 ///
-/// The second is the channel's own. A read copy of a new message (the sender's own with
+/// The second is the channel's own, which sends take shared and run side by side: a move
+/// takes it exclusively ([`hold_channels_for_move`]) to hold them off, and mark-as-read waits
+/// for its holders ([`settle`]). A read copy of a new message (the sender's own with
 /// `read_by_sender`, a muter's) joins the read range ending at the channel's previous message
-/// (`read_ranges::add_newest`); a message with a lower ID that commits later would fall inside
-/// that range, read for a user who never saw it. So a send with read copies (`read_copies`)
-/// takes the channel's lock exclusively, which waits for every send of the channel in progress
-/// and holds new ones off until it commits; the others take it shared and run side by side.
-/// Both in one statement. On SQLite writes take turns, so nothing is needed. A message's send
-/// takes them in the statement that finds its channel instead (`channels::for_send`).
+/// (`read_ranges::add_newest`), where a message with a lower ID committing later would fall
+/// inside that range, read for a user who never saw it; but IDs are taken in commit order (the
+/// ID's lock, migration 000110), so every lower ID has committed when the range is joined, and
+/// the sends with read copies need the channel's lock no more than the others (they took it
+/// exclusively until then). Both in one statement. On SQLite writes take turns, so nothing is
+/// needed. A message's send takes them in the statement that finds its channel instead
+/// (`channels::for_send`).
 fn hold_for_send(
     conn: &mut DbConn,
     channel: ChannelId,
@@ -66,23 +69,13 @@ fn hold_for_send(
     Ok(SendHold { channel })
 }
 
-/// How a send holds its channel's lock (`hold_for_send`).
+/// How a transaction holds a channel's send lock (`hold_for_send`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SendLock {
-    /// Beside the channel's other sends.
+enum SendLock {
+    /// Beside the channel's other sends: a send.
     Shared,
-    /// Alone: the send writes read copies.
+    /// Alone: a move, which holds the channel's sends off.
     Exclusive,
-}
-
-impl SendLock {
-    /// The lock of a send that writes read copies (`read_copies`) or not.
-    pub fn of(read_copies: bool) -> SendLock {
-        match read_copies {
-            true => SendLock::Exclusive,
-            false => SendLock::Shared,
-        }
-    }
 }
 
 /// Says that this transaction holds a channel's send locks (`hold_for_send`): the reads that
@@ -110,8 +103,8 @@ impl SendHold {
 /// is not seen, and a range joined across it would make it read for someone who never saw it.
 ///
 /// A send holds the channel's send lock from before it takes its ID to its commit
-/// ([`hold_for_send`], shared or exclusive), so taking that lock exclusively waits for each send
-/// in progress; it is let go in the same statement (a session lock), so readers hold neither
+/// ([`hold_for_send`], shared), so taking that lock exclusively waits for each send in
+/// progress; it is let go in the same statement (a session lock), so readers hold neither
 /// sends nor each other off. A send that starts later takes a higher ID, above what the
 /// transaction knows. A moved message keeps its old ID, so a move holds the send lock too, and
 /// the channel's move lock exclusively ([`hold_channels_for_move`]); this transaction holds the
@@ -178,14 +171,12 @@ pub(crate) mod advisory {
 
 /// The recipients of a message sent to the channel now: the users with an open span, read after
 /// [`hold_for_send`], so that no span change commits between this read and the send's commit.
-/// `read_copies`: the send will mark some recipient's copy read (see [`hold_for_send`]).
 /// Sorted by ID.
 pub fn recipients_for_send(
     conn: &mut DbConn,
     channel: ChannelId,
-    read_copies: bool,
 ) -> Result<Vec<UserId>, StorageError> {
-    let hold = hold_for_send(conn, channel, SendLock::of(read_copies))?;
+    let hold = hold_for_send(conn, channel, SendLock::Shared)?;
     recipients_held(conn, &hold)
 }
 

@@ -27,7 +27,7 @@
 
 use crate::conn::{establish_with, ConnOptions, DbConn};
 use crate::error::StorageError;
-use crate::event_log::LogEntry;
+use crate::event_log::{CommitHook, OnCommit};
 use crate::url::DatabaseUrl;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
@@ -41,9 +41,10 @@ const MAX_BATCH: usize = 64;
 /// when the batch committed, else why it did not.
 type Finish = Box<dyn FnOnce(Result<Option<i64>, &StorageError>) + Send>;
 
-/// What running a queued transaction left: its log entry, if it has one and succeeded, how to
-/// report the outcome, and whether it failed.
-type Ran = (Option<LogEntry>, Finish, bool);
+/// What running a queued transaction left: what it hands to the commit (its log entry, or
+/// work to run right after it), if it has something and succeeded, how to report the outcome,
+/// and whether it failed.
+type Ran = (Option<OnCommit>, Finish, bool);
 
 /// A queued transaction: runs its work, in a savepoint when told (when it shares its batch),
 /// and says what it left.
@@ -112,11 +113,13 @@ impl Writer {
             .map(|(r, _)| r)
     }
 
-    /// [`Writer::transaction`] for work that may have events for the log: its entry is
-    /// appended with the batch's, last, and its position comes back with the result.
+    /// [`Writer::transaction`] for work with something for its commit: its log entry is
+    /// appended with the batch's, last, and its position comes back with the result; work to
+    /// run after the commit runs once the batch has committed, in the batch's order, before the
+    /// next batch can commit.
     pub(crate) async fn logged_transaction<F, R, E>(&self, f: F) -> Result<(R, Option<i64>), E>
     where
-        F: FnOnce(&mut DbConn) -> Result<(R, Option<LogEntry>), E> + Send + 'static,
+        F: FnOnce(&mut DbConn) -> Result<(R, Option<OnCommit>), E> + Send + 'static,
         R: Send + 'static,
         E: From<StorageError> + Send + 'static,
     {
@@ -237,19 +240,25 @@ fn commit_batch(
     batch: Vec<(Instant, Job)>,
     running: MutexGuard<'_, ()>,
 ) -> Result<(), ()> {
-    let mut finishers: Vec<(Option<usize>, Finish)> = Vec::with_capacity(batch.len());
+    // Each job's report, with its log entry's index or the work to run once committed.
+    let mut finishers: Vec<(Option<usize>, Option<CommitHook>, Finish)> =
+        Vec::with_capacity(batch.len());
     let mut running = Some(running);
     let shared = batch.len() > 1;
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         crate::transaction::transaction(conn, |c| {
             let mut entries = Vec::new();
             for (_, job) in batch {
-                let (entry, finish, failed) = job(c, shared);
-                let index = entry.map(|entry| {
-                    entries.push(entry);
-                    entries.len() - 1
-                });
-                finishers.push((index, finish));
+                let (on_commit, finish, failed) = job(c, shared);
+                let (index, after) = match on_commit {
+                    Some(OnCommit::Append(entry)) => {
+                        entries.push(entry);
+                        (Some(entries.len() - 1), None)
+                    }
+                    Some(OnCommit::Run(run)) => (None, Some(run)),
+                    None => (None, None),
+                };
+                finishers.push((index, after, finish));
                 if failed && !shared {
                     return Err(Uncommitted::RolledBack);
                 }
@@ -265,7 +274,11 @@ fn commit_batch(
     drop(running);
     match outcome {
         Ok(Ok(positions)) => {
-            for (index, finish) in finishers {
+            // In the batch's order, and (on SQLite) in the turn: before the next commit.
+            for (index, after, finish) in finishers {
+                if let Some(run) = after {
+                    run();
+                }
                 finish(Ok(index.and_then(|i| positions.get(i).copied())));
             }
             Ok(())
@@ -274,14 +287,14 @@ fn commit_batch(
             // The job's own error is what it reports.
             finishers
                 .into_iter()
-                .for_each(|(_, finish)| finish(Ok(None)));
+                .for_each(|(_, _, finish)| finish(Ok(None)));
             Ok(())
         }
         Ok(Err(Uncommitted::Failed(e))) => {
             tracing::error!(error = %e, "a batch of writes failed to commit");
             finishers
                 .into_iter()
-                .for_each(|(_, finish)| finish(Err(&e)));
+                .for_each(|(_, _, finish)| finish(Err(&e)));
             Err(())
         }
         Err(_) => {
@@ -291,7 +304,7 @@ fn commit_batch(
             let e = StorageError::Task("a transaction of the batch panicked".into());
             finishers
                 .into_iter()
-                .for_each(|(_, finish)| finish(Err(&e)));
+                .for_each(|(_, _, finish)| finish(Err(&e)));
             Err(())
         }
     }

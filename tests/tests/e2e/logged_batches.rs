@@ -56,7 +56,7 @@ async fn run_concurrently(group_commit: bool) -> Option<usize> {
                         origin: "test".into(),
                         now: 0,
                     };
-                    Ok::<_, StorageError>((i, Some(entry)))
+                    Ok::<_, StorageError>((i, Some(parley_storage::OnCommit::Append(entry))))
                 })
                 .await
             })

@@ -18,6 +18,7 @@ mod events;
 mod events_channels;
 mod events_oracle;
 mod events_oracle_org;
+mod events_order;
 mod flag_pages;
 mod invites;
 mod limits;

@@ -5,7 +5,7 @@
 //! in between; on PostgreSQL sends and span changes are ordered by an advisory lock
 //! (`spans::recipients_for_send`). The test fails on each backend without its mechanism.
 //! Concurrent sends to one channel must leave each sender's own copy read and nothing else: on
-//! PostgreSQL they wait for each other through the channel's lock, which that test fails
+//! PostgreSQL their messages take IDs in commit order (migration 000110), which that test fails
 //! without.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -184,8 +184,9 @@ busy_backend_test! {
     async fn concurrent_sends_to_one_channel_mark_only_the_senders_own_copies_read(app) {
         // Ann's and Bob's copies of their own messages are read (`read_by_sender`): each joins
         // the sender's read range that ends at the channel's previous message. On PostgreSQL a
-        // send that took a lower ID and commits later must not end up inside that range, read
-        // for someone who never saw it. Cat's sends (an API client's) write no read copy.
+        // send that took a lower ID and committed later would end up inside that range, read
+        // for someone who never saw it: IDs are taken in commit order (migration 000110), and
+        // this fails without it. Cat's sends (an API client's) write no read copy.
         let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
         let bob = app.create_user("bob@parley.test", "Bob", Role::Member).await;
         let cat = app.create_user("cat@parley.test", "Cat", Role::Member).await;
@@ -267,7 +268,7 @@ async fn marking_read_does_not_join_ranges_across_a_send_in_progress() {
         let mut conn = db.conn().unwrap();
         parley_storage::transaction(&mut conn, |conn| {
             let channel = ChannelId(channel);
-            let recipients = spans::recipients_for_send(conn, channel, false)?;
+            let recipients = spans::recipients_for_send(conn, channel)?;
             let message = NewMessage {
                 sender_id: sender,
                 channel_id: Some(channel),

@@ -22,7 +22,7 @@ use parley_domain::{ChannelId, ErrorCode, RequestError, UserId};
 use parley_markdown::Rendered;
 use parley_storage::channels::ChannelKey;
 use parley_storage::messages::TopicForSend;
-use parley_storage::spans::{SendHold, SendLock};
+use parley_storage::spans::SendHold;
 use parley_storage::subscriptions::Subscription;
 use parley_storage::{users, DbConn};
 use std::collections::{BTreeSet, HashSet};
@@ -100,12 +100,8 @@ pub(super) fn prepare(
         message::MessageKind::Channel => {
             // Rendered before the channel's locks are taken, so that they are not held for it.
             let rendered = render(conn, rendered);
-            // A send with read copies (the sender's, a muter's) waits for the channel's other
-            // sends (`spans::SendLock`).
-            let read_copies =
-                read_by_sender || !crate::realm_cache::muters_of(conn, sender.id)?.is_empty();
             let (channel, topic, channel_muted, hold) =
-                check_channel_send(conn, &policy, sender, request, SendLock::of(read_copies))?;
+                check_channel_send(conn, &policy, sender, request)?;
             let mentioned = mentioned_users(conn, &policy, sender, &rendered)?;
             // The send's recipient rule (active subscribers who are active users) is what the
             // open spans hold (`storage::spans`).
@@ -196,15 +192,14 @@ fn recipient_rows(
 }
 
 /// The channel of a channel message, its normalized topic and whether the sender muted the
-/// channel, once the sender may post there, with the channel held for the send (`lock`).
+/// channel, once the sender may post there, with the channel held for the send.
 fn check_channel_send(
     conn: &mut DbConn,
     policy: &Policy,
     sender: &User,
     request: &SendMessage,
-    lock: SendLock,
 ) -> ActionResult<(Channel, String, bool, SendHold)> {
-    let (channel, subscription, hold) = channel_for_send(conn, policy, sender, &request.to, lock)?;
+    let (channel, subscription, hold) = channel_for_send(conn, policy, sender, &request.to)?;
     let subscribed = subscription.as_ref().is_some_and(|s| s.active);
     let muted = subscribed && subscription.is_some_and(|s| s.settings.is_muted);
     check_may_post(policy, sender, &channel, subscribed)?;
@@ -251,13 +246,12 @@ fn channel_for_send(
     policy: &Policy,
     sender: &User,
     to: &Destination,
-    lock: SendLock,
 ) -> ActionResult<(Channel, Option<Subscription>, SendHold)> {
     match to {
         Destination::ChannelName(name) => {
             let name = parley_domain::channel::check_channel_name(name, "to")?;
             let key = ChannelKey::Name(&name);
-            access_channel_for_send(conn, policy, sender, key, lock)?.ok_or_else(|| {
+            access_channel_for_send(conn, policy, sender, key)?.ok_or_else(|| {
                 RequestError::new(
                     ErrorCode::StreamDoesNotExist,
                     format!("Channel '{name}' does not exist"),
@@ -268,7 +262,7 @@ fn channel_for_send(
         }
         Destination::ChannelId(id) => {
             let key = ChannelKey::Id(*id);
-            access_channel_for_send(conn, policy, sender, key, lock)?.ok_or_else(|| {
+            access_channel_for_send(conn, policy, sender, key)?.ok_or_else(|| {
                 RequestError::new(
                     ErrorCode::StreamDoesNotExist,
                     format!("Channel with ID '{id}' does not exist"),
@@ -284,7 +278,7 @@ fn channel_for_send(
             };
             let id: ChannelId =
                 default.ok_or_else(|| RequestError::bad_request("Missing channel"))?;
-            channel_for_send(conn, policy, sender, &Destination::ChannelId(id), lock)
+            channel_for_send(conn, policy, sender, &Destination::ChannelId(id))
         }
         Destination::Users(_) => Err(RequestError::bad_request("Invalid message type").into()),
     }
