@@ -260,6 +260,31 @@ impl TestApp {
         node
     }
 
+    /// On PostgreSQL (None without it): the application on a scratch database with its logged
+    /// writes committed in batches (the writer, `--postgres-group-commit on`), API rate limit
+    /// lifted.
+    pub async fn start_with_group_commit() -> Option<TestApp> {
+        let backend = Backend::postgres()?;
+        let database = parley_storage::testing::scratch_database(&backend);
+        let url = database.url.clone();
+        let pool = parley_storage::PoolOptions {
+            postgres_group_commit: true,
+            ..parley_storage::PoolOptions::default()
+        };
+        let engine = EngineConfig::default();
+        let app = TestApp::start_on(
+            Some(database),
+            url,
+            backend,
+            lifted_api_limit(),
+            engine,
+            pool,
+        )
+        .await;
+        assert!(app.ctx.db.commits_in_batches());
+        Some(app)
+    }
+
     /// The application on an empty database at `url` (a benchmark's, kept after the run) with
     /// these pool options, organization and owner created.
     pub async fn start_on(

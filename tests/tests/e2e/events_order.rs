@@ -9,7 +9,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use parley_domain::Role;
-use parley_tests::{busy_backend_test, lifted_api_limit, Account, Backend, TestApp};
+use parley_tests::{busy_backend_test, Account, TestApp};
 use serde_json::json;
 
 busy_backend_test! {
@@ -22,26 +22,9 @@ busy_backend_test! {
 /// `--postgres-group-commit on`).
 #[actix_web::test]
 async fn concurrent_sends_in_batches_deliver_message_events_in_id_order() {
-    let Some(backend) = Backend::postgres() else {
+    let Some(app) = TestApp::start_with_group_commit().await else {
         return;
     };
-    let database = parley_storage::testing::scratch_database(&backend);
-    let url = database.url.clone();
-    let pool = parley_storage::PoolOptions {
-        postgres_group_commit: true,
-        ..parley_storage::PoolOptions::default()
-    };
-    let engine = parley_events::EngineConfig::default();
-    let app = TestApp::start_on(
-        Some(database),
-        url,
-        backend,
-        lifted_api_limit(),
-        engine,
-        pool,
-    )
-    .await;
-    assert!(app.ctx.db.commits_in_batches());
     sends_in_id_order(&app).await;
 }
 

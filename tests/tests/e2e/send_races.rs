@@ -76,26 +76,9 @@ busy_backend_test! {
 /// run side by side deadlocked here on the channel's lock.
 #[actix_web::test]
 async fn sends_racing_subscription_changes_in_batches_reach_exactly_the_subscribers() {
-    let Some(backend) = Backend::postgres() else {
+    let Some(app) = TestApp::start_with_group_commit().await else {
         return;
     };
-    let database = parley_storage::testing::scratch_database(&backend);
-    let url = database.url.clone();
-    let pool = parley_storage::PoolOptions {
-        postgres_group_commit: true,
-        ..parley_storage::PoolOptions::default()
-    };
-    let engine = parley_events::EngineConfig::default();
-    let app = TestApp::start_on(
-        Some(database),
-        url,
-        backend,
-        lifted_api_limit(),
-        engine,
-        pool,
-    )
-    .await;
-    assert!(app.ctx.db.commits_in_batches());
     race_sends_and_subscription_changes(&app).await;
 }
 
