@@ -172,7 +172,7 @@ impl Context {
             // Outlives the commit: a change of the organization cache ends after it.
             let change = Arc::new(ChangeSlot::default());
             let slot = Arc::clone(&change);
-            let ((result, events), position) = ctx
+            let ((result, events, delivered), position) = ctx
                 .db
                 .logged_transaction(move |conn| {
                     crate::realm_cache::scoped(&cache, &slot, || {
@@ -181,14 +181,14 @@ impl Context {
                         let events = Arc::new(events.0);
                         // With an event log, the events are appended last, in this transaction;
                         // without one, published right after the commit, in commit order.
-                        let on_commit = hub.on_commit(&events)?;
-                        Ok::<_, ActionError>(((result, events), on_commit))
+                        let (on_commit, delivered) = hub.on_commit(&events)?;
+                        Ok::<_, ActionError>(((result, events, delivered), on_commit))
                     })
                 })
                 .await?;
             ctx.events.hand_over(position, &events);
             (ctx.after_commit)(&ctx, &events);
-            ctx.events.committed(position).await;
+            ctx.events.committed(position, delivered).await;
             drop(change);
             Ok(result)
         })

@@ -49,6 +49,7 @@ pub mod presence;
 pub mod present;
 pub mod profile_fields;
 pub mod publish;
+mod publish_in_order;
 pub mod push_devices;
 pub mod rate_limit;
 pub mod reactions;

@@ -10,6 +10,7 @@
 //!   process lock is involved.
 
 use crate::event_log::{LogFollower, NodeIdentity};
+use crate::publish_in_order::{Delivered, InOrder};
 use parley_events::{Bus, Engine, EngineConfig, Event, InProcessBus};
 use parley_storage::{LogEntry, OnCommit, StorageError};
 use std::sync::Arc;
@@ -25,6 +26,8 @@ pub struct EventHub {
     gate: RwLock<()>,
     /// The event log this process follows, when events go through the database.
     log: Option<LogFollower>,
+    /// Without a log: the thread delivering committed transactions' events in commit order.
+    in_order: Option<Arc<InOrder>>,
     /// The organization cache, invalidated by the events delivered here.
     realm_cache: Arc<crate::realm_cache::RealmCache>,
 }
@@ -37,15 +40,23 @@ impl EventHub {
             bus,
             gate: RwLock::new(()),
             log: None,
+            in_order: None,
             realm_cache: Arc::default(),
         }
     }
 
-    /// A single-process hub with an engine of this configuration.
+    /// A single-process hub with an engine of this configuration, delivering committed
+    /// transactions' events in commit order on a thread of its own (`publish_in_order`).
     pub fn in_process(config: EngineConfig) -> Self {
         let engine = Engine::new(config);
-        let bus = Arc::new(InProcessBus::new(engine.clone()));
-        EventHub::new(engine, bus)
+        let bus: Arc<dyn Bus> = Arc::new(InProcessBus::new(engine.clone()));
+        let mut hub = EventHub::new(engine, Arc::clone(&bus));
+        match InOrder::start(bus, Arc::clone(&hub.realm_cache)) {
+            Ok(in_order) => hub.in_order = Some(Arc::new(in_order)),
+            // Then each commit delivers its events itself, in the turn: still in order.
+            Err(e) => tracing::warn!(error = %e, "cannot start the publishing thread"),
+        }
+        hub
     }
 
     /// A hub whose events go through the event log of `db` (PostgreSQL), for a node named by
@@ -124,23 +135,32 @@ impl EventHub {
 
     /// What a transaction that caused `events` hands to its commit: with a log, its entry,
     /// appended last in the transaction (the log is in commit order, and every process
-    /// delivers it in that order); without one, their publication, run right after the commit
-    /// and before the process's next write commits (SQLite's writes take turns). Clients expect
-    /// events in commit order: two message events published by their actions' tasks after the
-    /// commit could come out the other way round, a message with a lower ID after one with a
-    /// higher (`e2e/events_order.rs`, about one run in eight).
+    /// delivers it in that order); without one, their hand-over for publication, run right
+    /// after the commit and before the process's next write commits (SQLite's writes take
+    /// turns), and what says when they are delivered ([`EventHub::committed`] waits for it).
+    /// Clients expect events in commit order: two message events published by their actions'
+    /// tasks after the commit could come out the other way round, a message with a lower ID
+    /// after one with a higher (`e2e/events_order.rs`, about one run in eight).
     pub(crate) fn on_commit(
         self: &Arc<Self>,
         events: &Arc<Vec<Event>>,
-    ) -> Result<Option<OnCommit>, StorageError> {
+    ) -> Result<(Option<OnCommit>, Option<Delivered>), StorageError> {
         if self.log.is_some() {
-            return Ok(log_entry(self.log_origin().as_deref(), events)?.map(OnCommit::Append));
+            let entry = log_entry(self.log_origin().as_deref(), events)?;
+            return Ok((entry.map(OnCommit::Append), None));
         }
         if events.is_empty() {
-            return Ok(None);
+            return Ok((None, None));
+        }
+        if let Some(in_order) = &self.in_order {
+            let (hand_over, delivered) = in_order.hand_over(events);
+            return Ok((Some(OnCommit::Run(hand_over)), Some(delivered)));
         }
         let (hub, events) = (Arc::clone(self), Arc::clone(events));
-        Ok(Some(OnCommit::Run(Box::new(move || hub.publish(&events)))))
+        Ok((
+            Some(OnCommit::Run(Box::new(move || hub.publish(&events)))),
+            None,
+        ))
     }
 
     /// With a log, the node transactions append their events as (this process); None when
@@ -157,13 +177,17 @@ impl EventHub {
         }
     }
 
-    /// After the commit (and [`EventHub::hand_over`]): with a log, waits until this process
-    /// has delivered the entry the transaction appended (so a client reading its own queue
-    /// right after sees its change); without one, the commit published the events
-    /// ([`EventHub::on_commit`]).
-    pub(crate) async fn committed(&self, position: Option<i64>) {
+    /// After the commit (and [`EventHub::hand_over`]): waits until this process has delivered
+    /// the transaction's events, so that a client reading its own queue right after sees its
+    /// change, and a register waiting at the gate does not find the change both in its
+    /// snapshot and in its queue: with a log, the entry it appended at `position`; without
+    /// one, the events its commit handed over ([`EventHub::on_commit`]).
+    pub(crate) async fn committed(&self, position: Option<i64>, delivered: Option<Delivered>) {
         if let (Some(log), Some(position)) = (&self.log, position) {
             log.wait_delivered(position).await;
+        }
+        if let Some(delivered) = delivered {
+            delivered.wait().await;
         }
     }
 
@@ -188,7 +212,7 @@ impl EventHub {
         match appended {
             Ok((events, position)) => {
                 self.hand_over(position, &events);
-                self.committed(position).await
+                self.committed(position, None).await
             }
             Err(e) => tracing::warn!(error = %e, "cannot append transient events to the log"),
         }

@@ -73,7 +73,7 @@ mod writer;
 
 pub use conn::{DbConn, SqliteSynchronous};
 pub use error::StorageError;
-pub use event_log::{LogEntry, OnCommit};
+pub use event_log::{CommitHook, LogEntry, OnCommit};
 pub use pool::{Db, PoolOptions, PoolUse};
 pub use transaction::transaction;
 pub use url::DatabaseUrl;

@@ -276,8 +276,11 @@ fn commit_batch(
         Ok(Ok(positions)) => {
             // In the batch's order, and (on SQLite) in the turn: before the next commit.
             for (index, after, finish) in finishers {
+                // Committed whatever it does: a panic there must not end the writer.
                 if let Some(run) = after {
-                    run();
+                    if catch_unwind(AssertUnwindSafe(run)).is_err() {
+                        tracing::error!("the work after a commit panicked");
+                    }
                 }
                 finish(Ok(index.and_then(|i| positions.get(i).copied())));
             }
