@@ -42,8 +42,8 @@ const MOVE_LOCKS: i64 = 0x7061_726d_0000_0000;
 /// (`read_ranges::add_newest`), where a message with a lower ID committing later would fall
 /// inside that range, read for a user who never saw it; but IDs are taken in commit order (the
 /// ID's lock, migration 000110), so every lower ID has committed when the range is joined, and
-/// the sends with read copies need the channel's lock no more than the others (they took it
-/// exclusively until then). Both in one statement. On SQLite writes take turns, so nothing is
+/// the sends with read copies need the channel's lock no more than the others. Both in one
+/// statement. On SQLite writes take turns, so nothing is
 /// needed. A message's send takes them in the statement that finds its channel instead
 /// (`channels::for_send`).
 fn hold_for_send(

@@ -4,7 +4,8 @@
 //! place until the list is fetched again. Concurrent sends to one channel (its send lock is
 //! shared), to two channels and in direct messages all race here; on PostgreSQL without the
 //! lock under which IDs are taken (migration 000110; `docs/architecture.md`, "Message IDs in
-//! commit order") about one event in eight came after a higher ID's.
+//! commit order") 32–54 of the 240 events came after a higher ID's; on SQLite, with each
+//! action's task publishing its events after the commit, one pair in about one run in eight.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
