@@ -26,6 +26,7 @@ pub mod groups;
 pub mod image_attachments;
 pub mod invites;
 pub mod linkifiers;
+mod message_ids;
 mod message_query;
 mod message_rows;
 pub mod messages;
@@ -60,7 +61,7 @@ pub mod spans;
 pub mod sql;
 pub mod subscriptions;
 pub mod summaries;
-#[cfg(feature = "testing")]
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 mod transaction;
 pub mod unread;

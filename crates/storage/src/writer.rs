@@ -12,10 +12,17 @@
 //! from its append through its commit, so they commit one flush after another. Those
 //! transactions come here: a batch appends the entries of all its transactions in one
 //! statement, last, and commits them with one flush. Two threads take turns: the next batch
-//! runs while this one commits (its append then waits for the head until that commit ends),
-//! but never beside this one's transactions, whose locks it could otherwise wait for while they
-//! wait for its own; and since the head is still taken last, a batch holding it waits for
-//! nothing but its commit.
+//! is taken while this one commits, and its work begins once that commit ends (at the message
+//! ID lock below), never beside this one's transactions, whose locks it could otherwise wait
+//! for while they wait for its own; and since the head is still taken last, a batch holding it
+//! waits for nothing but its commit.
+//!
+//! On PostgreSQL a batch takes the message ID lock (`message_ids.rs`) before its first
+//! transaction: it would hold that lock from its first send's insert to its commit while its
+//! later sends take their channels' locks, so that two nodes' batches, or a batch and another
+//! node's move posting its notices, could each wait for the other. Taken first, it orders every
+//! batch of every node; the next batch of this process then waits there for this one's commit,
+//! which its first send did anyway.
 //!
 //! Each queued transaction keeps its own outcome: one that fails is rolled back to its savepoint
 //! (or, alone in its batch, with the batch's transaction) and reports its own error, while the
@@ -247,6 +254,7 @@ fn commit_batch(
     let shared = batch.len() > 1;
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         crate::transaction::transaction(conn, |c| {
+            crate::message_ids::hold(c)?;
             let mut entries = Vec::new();
             for (_, job) in batch {
                 let (on_commit, finish, failed) = job(c, shared);
@@ -384,6 +392,82 @@ mod tests {
             .await;
         assert!(matches!(clash, Err(StorageError::UniqueViolation(_))));
         assert_eq!(count(&mut conn), 40);
+    }
+
+    /// Two nodes with group commit (two writers on one PostgreSQL database): node 1's batch
+    /// sends to channel X (its insert takes the message ID lock) and then to channel Y, while
+    /// node 2 moves messages within Y (Y's lock, exclusively) and posts a notice (the ID lock).
+    /// Were the ID lock first taken at node 1's insert, each would wait for the other until
+    /// PostgreSQL failed one (after `deadlock_timeout`); every batch takes it first, so node 2
+    /// waits for node 1's commit and all three commit.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn two_nodes_batches_never_wait_for_each_other() {
+        use crate::spans::CHANNEL_LOCKS;
+        use std::time::Duration;
+        let Some(backend) = crate::testing::Backend::postgres() else {
+            return;
+        };
+        let db = crate::testing::scratch_database(&backend);
+        let start = || Writer::start(db.url.clone(), ConnOptions::default(), None, 2).unwrap();
+        let (node1, node2) = (Arc::new(start()), start());
+        let (x, y) = (CHANNEL_LOCKS + 1, CHANNEL_LOCKS + 2);
+        // Node 1's writer is held busy until both sends are queued, so that they share a batch.
+        let (release, held) = mpsc::channel::<()>();
+        let blocker = {
+            let node1 = node1.clone();
+            tokio::spawn(async move {
+                node1
+                    .transaction(move |_| {
+                        let _ = held.recv_timeout(Duration::from_secs(10));
+                        Ok::<_, StorageError>(())
+                    })
+                    .await
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let (first_sent, first) = tokio::sync::oneshot::channel::<()>();
+        let (moving, moved) = mpsc::channel::<()>();
+        let send_x = {
+            let node1 = node1.clone();
+            tokio::spawn(async move {
+                node1
+                    .transaction(move |c| {
+                        c.batch_execute(&format!(
+                            "SELECT pg_advisory_xact_lock_shared({x}); \
+                             SELECT parley_next_message_id();"
+                        ))?;
+                        let _ = first_sent.send(());
+                        Ok::<_, StorageError>(())
+                    })
+                    .await
+            })
+        };
+        let send_y = {
+            let node1 = node1.clone();
+            tokio::spawn(async move {
+                node1
+                    .transaction(move |c| {
+                        // Until node 2's move holds Y, if it can get that far.
+                        let _ = moved.recv_timeout(Duration::from_secs(1));
+                        c.batch_execute(&format!("SELECT pg_advisory_xact_lock_shared({y})"))?;
+                        Ok::<_, StorageError>(())
+                    })
+                    .await
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        release.send(()).unwrap();
+        first.await.unwrap();
+        let move_y = node2.transaction(move |c| {
+            c.batch_execute(&format!("SELECT pg_advisory_xact_lock({y})"))?;
+            let _ = moving.send(());
+            c.batch_execute("SELECT parley_next_message_id()")?;
+            Ok::<_, StorageError>(())
+        });
+        move_y.await.unwrap();
+        blocker.await.unwrap().unwrap();
+        send_x.await.unwrap().unwrap();
+        send_y.await.unwrap().unwrap();
     }
 
     #[tokio::test]
