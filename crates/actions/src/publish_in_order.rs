@@ -10,15 +10,16 @@ use parley_events::{Bus, Event};
 use parley_storage::CommitHook;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use tokio::sync::oneshot;
 
 /// The events of one transaction, and who waits for their delivery.
 type Handed = (Arc<Vec<Event>>, oneshot::Sender<()>);
 
-/// The queue of the delivering thread; dropping it ends the thread.
+/// The queue of the delivering thread (a `Sender` is shared between threads as it is);
+/// dropping it ends the thread.
 pub(crate) struct InOrder {
-    queue: Mutex<mpsc::Sender<Handed>>,
+    queue: mpsc::Sender<Handed>,
 }
 
 /// Resolves once a transaction's events have been delivered.
@@ -53,9 +54,7 @@ impl InOrder {
                     let _ = delivered.send(());
                 }
             })?;
-        Ok(InOrder {
-            queue: Mutex::new(queue),
-        })
+        Ok(InOrder { queue })
     }
 
     /// Queues `events` for delivery after those handed over before (call it in commit order);
@@ -64,12 +63,8 @@ impl InOrder {
         let (done, delivered) = oneshot::channel();
         let (this, events) = (Arc::clone(self), Arc::clone(events));
         let hand = Box::new(move || {
-            let queue = this
-                .queue
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
             // A send fails only once the thread is gone; the waiter then returns at once.
-            let _ = queue.send((events, done));
+            let _ = this.queue.send((events, done));
         });
         (hand, Delivered(delivered))
     }

@@ -57,9 +57,10 @@ type Ran = (Option<OnCommit>, Finish, bool);
 /// and says what it left.
 type Job = Box<dyn FnOnce(&mut DbConn, bool) -> Ran + Send>;
 
-/// The queue of the writing threads; dropping the last handle ends them.
+/// The queue of the writing threads (a `Sender` is shared between threads as it is); dropping
+/// the last handle ends them.
 pub(crate) struct Writer {
-    queue: Mutex<mpsc::Sender<(Instant, Job)>>,
+    queue: mpsc::Sender<(Instant, Job)>,
 }
 
 /// What the writing threads share.
@@ -101,9 +102,7 @@ impl Writer {
                 .spawn(move || run(&shared))
                 .map_err(|e| StorageError::Task(format!("cannot start the writer: {e}")))?;
         }
-        Ok(Writer {
-            queue: Mutex::new(queue),
-        })
+        Ok(Writer { queue })
     }
 
     /// Runs `f` in the next batch's transaction (in a savepoint of its own when it shares the
@@ -154,8 +153,6 @@ impl Writer {
             (entry, finish, failed)
         });
         self.queue
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
             .send((Instant::now(), job))
             .map_err(|_| StorageError::Task("the writer has stopped".into()))?;
         answer.await.unwrap_or_else(|_| {
