@@ -1,7 +1,7 @@
 //! The one query shape every message read goes through: messages left-joined with the
 //! reader's own `user_messages` row and their span, filtered by a list of [`Condition`]s (in
 //! SQL both backends share), seen by an [`Audience`], paged by ID from an anchor. The page
-//! readers (`messages::page`, `flag_pages`, `search_windows`, `unread_nearest`) build on it.
+//! readers (`messages::page`, `flag_pages`, `search_windows`, `nearest_ids`) build on it.
 
 use crate::conn::DbConn;
 use crate::error::StorageError;
@@ -85,13 +85,16 @@ struct Known {
     /// The channels of the reader's spans.
     span_channels: std::sync::OnceLock<Vec<i64>>,
     /// The gaps between the reader's read ranges, cut at the newest message
-    /// (`unread_nearest`).
+    /// (`nearest_ids`).
     unread_gaps: std::sync::OnceLock<Vec<(i64, i64, i64)>>,
+    /// The reader's spans, cut at the newest message (`nearest_ids`).
+    span_ranges: std::sync::OnceLock<Vec<Gap>>,
     /// The same for the channels a narrow names, read for them alone: `(channels, gaps)`.
     channel_gaps: std::sync::OnceLock<(Vec<i64>, Vec<Gap>)>,
 }
 
-/// An unread gap: `(channel, low, high)`.
+/// A range of one channel's message IDs, `(channel, low, high)`, inclusive: an unread gap, or
+/// a span.
 type Gap = (i64, i64, i64);
 
 impl Audience {
@@ -120,6 +123,21 @@ impl Audience {
             None => span_channels(conn, self.reader),
         })
         .map(Vec::as_slice)
+    }
+
+    /// The reader's spans `(channel, first, last)`, cut at the newest message: where the
+    /// messages they received in channels are (`nearest_ids`).
+    /// Taken from the spans with their read ranges when the request read those, else read
+    /// alone.
+    pub(crate) fn span_ranges(&self, conn: &mut DbConn) -> Result<Vec<Gap>, StorageError> {
+        known(&self.known.span_ranges, || {
+            let spans = match self.known.spans.get() {
+                Some(spans) => std::borrow::Cow::Borrowed(spans),
+                None => std::borrow::Cow::Owned(ReaderSpans::read_spans(conn, self.reader)?),
+            };
+            Ok(cut_at_newest(spans.span_ranges(), spans.newest))
+        })
+        .map(|ranges| ranges.to_vec())
     }
 
     /// The reader's unread gaps `(channel, low, high)`, cut at the newest message (the gaps
@@ -153,9 +171,12 @@ impl Audience {
 
 /// The gaps of `spans`, cut at the newest message.
 fn cut_gaps(spans: &ReaderSpans) -> Vec<(i64, i64, i64)> {
-    let newest = spans.newest;
-    spans
-        .gaps()
+    cut_at_newest(spans.gaps(), spans.newest)
+}
+
+/// The ranges that begin at or before `newest`, ending there at the latest.
+fn cut_at_newest(ranges: Vec<Gap>, newest: i64) -> Vec<Gap> {
+    ranges
         .into_iter()
         .filter(|(_, low, _)| *low <= newest)
         .map(|(channel, low, high)| (channel, low, high.min(newest)))

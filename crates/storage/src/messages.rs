@@ -340,7 +340,7 @@ pub fn by_ids_for(
 
 /// The oldest unread message matching the conditions, if any: the first message of the page
 /// after ID 0, so that an unread narrow is walked from the reader's oldest unread messages
-/// (`flag_pages`, `unread_nearest`) and a search through its windows. Before, every unread ID
+/// (`flag_pages`, `nearest_ids`) and a search through its windows. Before, every unread ID
 /// was listed in one query ordered by ID, whose reader flags PostgreSQL computed for each of
 /// them: 18-21 ms for 5,000 unread at 300,000 messages, on every `anchor=first_unread`.
 pub fn first_unread(
@@ -353,7 +353,7 @@ pub fn first_unread(
         // finds is a match (`flag_pages`), so the first is the answer without reading its row
         // through the page query, whose planning alone was 0.4 ms of the heavy user's 5 ms page
         // on PostgreSQL.
-        let nearest = crate::unread_nearest::UnreadNearest::new(conn, audience, None)?;
+        let nearest = crate::nearest_ids::NearestIds::unread(conn, audience, None)?;
         let (first, _) = nearest.take(conn, 0, Direction::After, 1)?;
         return Ok(first.first().copied());
     }

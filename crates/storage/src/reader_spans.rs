@@ -1,6 +1,6 @@
 //! A reader's spans and read ranges, and the newest message's ID, read in one statement: the
 //! unread walks and counts derive the gaps between read ranges from them (`unread`,
-//! `unread_nearest`), and a request that read them takes the channels of the reader's spans
+//! `nearest_ids`), and a request that read them takes the channels of the reader's spans
 //! from them too (`message_query::Audience`). Read apart they were three statements, and a page
 //! around the first unread message read a fourth for the span channels. (A page that needs no
 //! gaps reads the span channels alone: an index-only read, several times cheaper than this.)
@@ -46,6 +46,22 @@ impl ReaderSpans {
         user: UserId,
         channels: Option<&[i64]>,
     ) -> Result<Self, StorageError> {
+        Self::read_with(conn, user, channels, true)
+    }
+
+    /// Reads the spans and the newest message alone, without the read ranges: for the page of
+    /// all messages (`nearest_ids`), which needs no gaps. A reader has a span or a few per
+    /// channel, but read ranges by the thousand when their unread messages are scattered.
+    pub(crate) fn read_spans(conn: &mut DbConn, user: UserId) -> Result<Self, StorageError> {
+        Self::read_with(conn, user, None, false)
+    }
+
+    fn read_with(
+        conn: &mut DbConn,
+        user: UserId,
+        channels: Option<&[i64]>,
+        with_ranges: bool,
+    ) -> Result<Self, StorageError> {
         let mut sql = SqlBuilder::new();
         // One channel (a channel or topic narrow) is bound as a value, so that the text stays
         // prepared on SQLite too, where an ID list is written into it.
@@ -64,12 +80,14 @@ impl ReaderSpans {
         )
         .bind(Bind::Int(user.0));
         only(&mut sql);
-        sql.push(
-            " UNION ALL SELECT CAST(1 AS BIGINT), channel_id, low, high \
-             FROM read_ranges WHERE user_id = ",
-        )
-        .bind(Bind::Int(user.0));
-        only(&mut sql);
+        if with_ranges {
+            sql.push(
+                " UNION ALL SELECT CAST(1 AS BIGINT), channel_id, low, high \
+                 FROM read_ranges WHERE user_id = ",
+            )
+            .bind(Bind::Int(user.0));
+            only(&mut sql);
+        }
         sql.push(
             " UNION ALL SELECT CAST(2 AS BIGINT), CAST(0 AS BIGINT), \
              COALESCE(MAX(id), CAST(0 AS BIGINT)), CAST(NULL AS BIGINT) FROM messages",
@@ -101,12 +119,20 @@ impl ReaderSpans {
         channels
     }
 
+    /// The spans as `(channel, first, last)`, inclusive: a current span's last is open-ended
+    /// (`i64::MAX`).
+    pub(crate) fn span_ranges(&self) -> Vec<(i64, i64, i64)> {
+        self.spans
+            .iter()
+            .map(|&(channel, first, end)| (channel, first, end.map_or(i64::MAX, |e| e - 1)))
+            .collect()
+    }
+
     /// The gaps of the spans, `(channel, low, high)`: per span, the parts outside every read
     /// range; a current span's last gap is open-ended (`i64::MAX`).
     pub(crate) fn gaps(&self) -> Vec<(i64, i64, i64)> {
         let mut gaps = Vec::new();
-        for &(channel, first, end) in &self.spans {
-            let last = end.map_or(i64::MAX, |e| e - 1);
+        for (channel, first, last) in self.span_ranges() {
             let read = self.ranges.get(&channel).map_or(&[][..], Vec::as_slice);
             gaps.extend(
                 gaps_in(first, last, read)

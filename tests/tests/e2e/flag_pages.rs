@@ -1,6 +1,7 @@
 //! Pages of flag narrows (`is:starred`, `is:mentioned`, `is:alerted`, alone and with a channel
 //! or each other; `is:dm` and `dm-including:`, from the private rows; `is:followed`, from each
-//! followed topic), which are read from the reader's flagged rows and `@all` messages first
+//! followed topic; and no narrow, from the reader's spans and own rows), which are read from
+//! the reader's flagged rows and `@all` messages first
 //! (`storage::flag_pages`), in windows that grow when the other terms leave a page short: every
 //! page must be exactly the matches nearest the anchor, whichever anchor and side, against the
 //! list computed from the seed.
@@ -191,6 +192,9 @@ busy_backend_test! {
         let starred_mentioned = select(&|_, b| b & flags::STARRED != 0 && b & mention_bits != 0);
         // Direct-message narrows walk Bob's private rows; `is:followed` each followed topic.
         let direct = select(&|m, _| m.place == Place::Direct);
+        // No narrow: every message Bob received (his spans, with "side" ended, his direct
+        // messages and his historical rows), read from his spans and rows (`nearest_ids`).
+        let received = select(&|_, _| true);
         let follows = [(Place::Dev, dev, 1), (Place::Side, side, 2), (Place::Open, open, 0)];
         for (_, stream_id, topic) in follows {
             app.post("/user_topics").as_user(&bob).param("stream_id", stream_id)
@@ -219,6 +223,7 @@ busy_backend_test! {
         let last = history[HISTORY - 1].id;
         let middle = history[HISTORY / 2].id;
         let cases = [
+            (json!([]), &received),
             (json!([["is", "starred"]]), &starred),
             (json!([["is", "mentioned"]]), &mentioned),
             (json!([["is", "alerted"]]), &alerted),
