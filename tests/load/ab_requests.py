@@ -4,9 +4,11 @@ benchmark seeded (tests/benches/scale.rs with BENCH_DATABASE_NAME=scale).
 
     tests/load/ab_requests.py ROUNDS BINARY...     (DB=scale, N=11 requests per case)
     DB=/tmp/bs/parley.db tests/load/ab_requests.py ROUNDS BINARY...     (an SQLite database)
+    USERS=2,9,500 tests/load/ab_requests.py ROUNDS BINARY...     (these users in turn)
 
 Each round starts each binary in turn on the same database (one at a time), sends every case
-N + 1 times over one keep-alive connection as the user with the largest history (user 2),
+N + 1 times over one keep-alive connection as each user of USERS (default: the user with the
+largest history, user 2; users 3-11 are in 26-27 of the 100 channels, 500 and 900 in fewer),
 drops the first and prints the median of the others; at the end, the median over all rounds.
 The rate-limit buckets are emptied before each start (200 requests a minute per user; on SQLite
 they are in the process's memory). DB names a PostgreSQL database, or an SQLite file by its path."""
@@ -23,8 +25,9 @@ def query(sql):
     return subprocess.check_output(["psql", "-h", "127.0.0.1", "-U", "root", "-d", DB, "-Atc", sql]).decode().strip()
 
 
-key = query("select delivery_email || ':' || api_key from users where id=2")
-auth = "Basic " + base64.b64encode(key.encode()).decode()
+USERS = [int(u) for u in os.environ.get("USERS", "2").split(",")]
+AUTH = {u: "Basic " + base64.b64encode(query(f"select delivery_email || ':' || api_key from users where id={u}").encode()).decode()
+        for u in USERS}
 maxid = int(query("select max(id) from messages"))
 mid = maxid // 2
 CASES = [
@@ -41,7 +44,7 @@ CASES = [
   ("matches-unread", "GET", "/api/v1/messages/matches_narrow?" + urllib.parse.urlencode({"msg_ids": json.dumps([1, 2, 3]), "narrow": json.dumps([["is", "unread"]])})),
   ("register", "POST", "/api/v1/register"),
 ]
-res = {b: {c[0]: [] for c in CASES} for b in BINS}
+res = {(b, u): {c[0]: [] for c in CASES} for b in BINS for u in USERS}
 port = 9411
 for r in range(ROUNDS):
     for b in BINS:
@@ -56,7 +59,8 @@ for r in range(ROUNDS):
                     c = http.client.HTTPConnection("127.0.0.1", port); c.request("GET", "/health"); c.getresponse().read(); break
                 except Exception: time.sleep(0.2)
             c = http.client.HTTPConnection("127.0.0.1", port)
-            for name, method, path in CASES:
+            for u, name, method, path in [(u, *case) for u in USERS for case in CASES]:
+                auth = AUTH[u]
                 for i in range(N + 1):
                     t = time.perf_counter()
                     if method == "GET":
@@ -66,9 +70,11 @@ for r in range(ROUNDS):
                     resp = c.getresponse(); body = resp.read()
                     el = (time.perf_counter() - t) * 1000
                     if resp.status != 200: print(name, resp.status, body[:200]); break
-                    if i: res[b][name].append(el)
+                    if i: res[(b, u)][name].append(el)
         finally:
             srv.terminate(); srv.wait(); shutil.rmtree(work, ignore_errors=True)
-        print(f"round {r} {os.path.basename(b)}: " + " ".join(f"{n} {statistics.median(res[b][n][-N:]):.2f}" for n, _, _ in CASES), flush=True)
-for b in BINS:
-    print(os.path.basename(b) + ": " + " ".join(f"{n} {statistics.median(res[b][n]):.2f}" for n, _, _ in CASES))
+        for u in USERS:
+            print(f"round {r} {os.path.basename(b)} user {u}: " + " ".join(f"{n} {statistics.median(res[(b, u)][n][-N:]):.2f}" for n, _, _ in CASES), flush=True)
+for u in USERS:
+    for b in BINS:
+        print(f"{os.path.basename(b)} user {u}: " + " ".join(f"{n} {statistics.median(res[(b, u)][n]):.2f}" for n, _, _ in CASES))
