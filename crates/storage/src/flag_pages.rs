@@ -123,11 +123,18 @@ pub(crate) fn page(
         None if conditions.is_empty() && audience.history_channels.is_empty() => {
             let (near, beyond) = nearby(conn, audience, side)?;
             found = near;
-            if i64::try_from(found.len()).unwrap_or(i64::MAX) >= limit {
+            let got = i64::try_from(found.len()).unwrap_or(i64::MAX);
+            if got >= limit {
                 return Ok(Some(found));
             }
             edge = beyond;
-            Driver::Visible(NearestIds::visible(conn, audience)?)
+            // Wide enough for the rest of the page at the share of the reader's messages seen
+            // near the anchor, twice over.
+            let reach = limit.saturating_mul(NEARBY_IDS_PER_ROW);
+            let width = (limit - got)
+                .saturating_mul(reach / got.max(1))
+                .saturating_mul(2);
+            Driver::Visible(NearestIds::visible(conn, audience)?.starting_with(width))
         }
         None => match followed(conditions) {
             Some((at, topics)) => {
@@ -158,7 +165,7 @@ pub(crate) fn page(
     // every direct message; with other terms a few times more are read at first.
     let alone = conditions.len() <= 1 && !matches!(conditions, [Condition::DmIncluding(_)]);
     let mut size = if alone {
-        limit
+        limit - i64::try_from(found.len()).unwrap_or(0)
     } else {
         limit.saturating_mul(4).max(64)
     }
@@ -227,8 +234,9 @@ fn nearby(
     let reach = side.limit.saturating_mul(NEARBY_IDS_PER_ROW);
     let (low, high, beyond, order) = match side.direction {
         Direction::Before => {
-            // From the newest message at most (`anchor=newest` is far above it).
-            let high = side.first_id().min(newest_id(conn)?);
+            // From the newest message at most (`anchor=newest` is far above it), read with the
+            // reader's spans, which the walk needs next when the reader's messages are sparse.
+            let high = side.first_id().min(audience.span_ranges(conn)?.1);
             let low = high.saturating_sub(reach - 1);
             (low, high, low.saturating_sub(1), "DESC")
         }
@@ -252,14 +260,6 @@ fn nearby(
     }
     let rows: Vec<PageRow> = sql.load(conn)?;
     Ok((rows.into_iter().map(PageRow::into_read).collect(), beyond))
-}
-
-/// The newest message's ID (0 when there is none).
-fn newest_id(conn: &mut DbConn) -> Result<i64, StorageError> {
-    let mut sql = SqlBuilder::new();
-    sql.push("SELECT COALESCE(MAX(id), CAST(0 AS BIGINT)) AS id FROM messages")
-        .prepared();
-    Ok(sql.load::<IdRow>(conn)?.first().map_or(0, |r| r.id))
 }
 
 /// What a page's candidates are read from.

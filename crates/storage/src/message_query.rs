@@ -87,8 +87,8 @@ struct Known {
     /// The gaps between the reader's read ranges, cut at the newest message
     /// (`nearest_ids`).
     unread_gaps: std::sync::OnceLock<Vec<(i64, i64, i64)>>,
-    /// The reader's spans, cut at the newest message (`nearest_ids`).
-    span_ranges: std::sync::OnceLock<Vec<Gap>>,
+    /// The reader's spans, cut at the newest message, and its ID (`nearest_ids`).
+    span_ranges: std::sync::OnceLock<(Vec<Gap>, i64)>,
     /// The same for the channels a narrow names, read for them alone: `(channels, gaps)`.
     channel_gaps: std::sync::OnceLock<(Vec<i64>, Vec<Gap>)>,
 }
@@ -126,18 +126,21 @@ impl Audience {
     }
 
     /// The reader's spans `(channel, first, last)`, cut at the newest message: where the
-    /// messages they received in channels are (`nearest_ids`).
+    /// messages they received in channels are (`nearest_ids`); and the newest message's ID.
     /// Taken from the spans with their read ranges when the request read those, else read
     /// alone.
-    pub(crate) fn span_ranges(&self, conn: &mut DbConn) -> Result<Vec<Gap>, StorageError> {
+    pub(crate) fn span_ranges(&self, conn: &mut DbConn) -> Result<(Vec<Gap>, i64), StorageError> {
         known(&self.known.span_ranges, || {
             let spans = match self.known.spans.get() {
                 Some(spans) => std::borrow::Cow::Borrowed(spans),
                 None => std::borrow::Cow::Owned(ReaderSpans::read_spans(conn, self.reader)?),
             };
-            Ok(cut_at_newest(spans.span_ranges(), spans.newest))
+            Ok((
+                cut_at_newest(spans.span_ranges(), spans.newest),
+                spans.newest,
+            ))
         })
-        .map(|ranges| ranges.to_vec())
+        .cloned()
     }
 
     /// The reader's unread gaps `(channel, low, high)`, cut at the newest message (the gaps

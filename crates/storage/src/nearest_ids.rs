@@ -43,6 +43,8 @@ pub(crate) struct NearestIds {
     gaps: Vec<(i64, i64, i64)>,
     /// Whether the reader's own rows count only while unread.
     unread_only: bool,
+    /// The first window's width, when the caller knows better than [`first_width`].
+    first_width: Option<i64>,
 }
 
 impl NearestIds {
@@ -60,6 +62,7 @@ impl NearestIds {
             user: audience.reader,
             gaps: audience.unread_gaps(conn, channels)?,
             unread_only: true,
+            first_width: None,
         })
     }
 
@@ -68,9 +71,20 @@ impl NearestIds {
     pub(crate) fn visible(conn: &mut DbConn, audience: &Audience) -> Result<Self, StorageError> {
         Ok(Self {
             user: audience.reader,
-            gaps: audience.span_ranges(conn)?,
+            gaps: audience.span_ranges(conn)?.0,
             unread_only: false,
+            first_width: None,
         })
+    }
+
+    /// The same, whose walks start with windows `width` IDs wide: a caller that has seen how
+    /// many of the reader's messages an ID range near the anchor holds sizes the first window
+    /// to hold a page, rather than growing one window after another to find it.
+    pub(crate) fn starting_with(self, width: i64) -> Self {
+        Self {
+            first_width: Some(width.max(1)),
+            ..self
+        }
     }
 
     /// The `size` IDs nearest `edge` (inclusive) on `direction`'s side, nearest first,
@@ -108,7 +122,7 @@ impl NearestIds {
     ) -> Result<(Vec<i64>, bool), StorageError> {
         let mut found: Vec<i64> = Vec::new();
         let mut from = edge;
-        let mut width = first_width(size);
+        let mut width = self.first_width.unwrap_or_else(|| first_width(size));
         loop {
             let need = size - found.len() as i64;
             if need <= 0 {
