@@ -121,20 +121,13 @@ pub(crate) fn page(
             Driver::Unread(NearestIds::unread(conn, audience, channels_of(conditions))?)
         }
         None if conditions.is_empty() && audience.history_channels.is_empty() => {
-            let (near, beyond) = nearby(conn, audience, side)?;
-            found = near;
-            let got = i64::try_from(found.len()).unwrap_or(i64::MAX);
-            if got >= limit {
-                return Ok(Some(found));
+            match received(conn, audience, side)? {
+                Received::Page(page) => return Ok(Some(page)),
+                Received::Walk(near, beyond, nearest) => {
+                    (found, edge) = (near, beyond);
+                    Driver::Visible(nearest)
+                }
             }
-            edge = beyond;
-            // Wide enough for the rest of the page at the share of the reader's messages seen
-            // near the anchor, twice over.
-            let reach = limit.saturating_mul(NEARBY_IDS_PER_ROW);
-            let width = (limit - got)
-                .saturating_mul(reach / got.max(1))
-                .saturating_mul(2);
-            Driver::Visible(NearestIds::visible(conn, audience)?.starting_with(width))
         }
         None => match followed(conditions) {
             Some((at, topics)) => {
@@ -223,6 +216,31 @@ pub(crate) fn page(
 /// heavy user, who receives 55 %, 0.6–1 ms more a page), and a reader who receives few pays at
 /// most this many messages' checks before the walk.
 const NEARBY_IDS_PER_ROW: i64 = 4;
+
+/// How the page of all messages goes on after its first try near the anchor ([`nearby`]).
+enum Received {
+    /// The try found the whole page.
+    Page(Vec<ReadMessage>),
+    /// What it found, the ID beyond the IDs it read, and the reader's spans to walk from there.
+    Walk(Vec<ReadMessage>, i64, NearestIds),
+}
+
+/// The page of all messages: its first try near the anchor, then (when the reader's messages
+/// are too sparse there for a page) the spans to walk, whose first window is wide enough for the
+/// rest of the page at the share of the reader's messages the try saw, twice over.
+fn received(conn: &mut DbConn, audience: &Audience, side: Side) -> Result<Received, StorageError> {
+    let (near, beyond) = nearby(conn, audience, side)?;
+    let got = i64::try_from(near.len()).unwrap_or(i64::MAX);
+    if got >= side.limit {
+        return Ok(Received::Page(near));
+    }
+    let reach = side.limit.saturating_mul(NEARBY_IDS_PER_ROW);
+    let width = (side.limit - got)
+        .saturating_mul(reach / got.max(1))
+        .saturating_mul(2);
+    let nearest = NearestIds::visible(conn, audience)?.starting_with(width);
+    Ok(Received::Walk(near, beyond, nearest))
+}
 
 /// The page of all messages within [`NEARBY_IDS_PER_ROW`] IDs per message of the anchor, by the
 /// generic query, nearest first; and the ID beyond that window, where the walk goes on.
