@@ -27,7 +27,7 @@ pub struct EventHub {
     /// The event log this process follows, when events go through the database.
     log: Option<LogFollower>,
     /// Without a log: the thread delivering committed transactions' events in commit order.
-    in_order: Option<Arc<InOrder>>,
+    in_order: Option<InOrder>,
     /// The organization cache, invalidated by the events delivered here.
     realm_cache: Arc<crate::realm_cache::RealmCache>,
 }
@@ -52,7 +52,7 @@ impl EventHub {
         let bus: Arc<dyn Bus> = Arc::new(InProcessBus::new(engine.clone()));
         let mut hub = EventHub::new(engine, Arc::clone(&bus));
         match InOrder::start(bus, Arc::clone(&hub.realm_cache)) {
-            Ok(in_order) => hub.in_order = Some(Arc::new(in_order)),
+            Ok(in_order) => hub.in_order = Some(in_order),
             // Then each commit delivers its events itself, in the turn: still in order.
             Err(e) => tracing::warn!(error = %e, "cannot start the publishing thread"),
         }

@@ -59,12 +59,12 @@ impl InOrder {
 
     /// Queues `events` for delivery after those handed over before (call it in commit order);
     /// the returned work does it, and [`Delivered`] says when they are delivered.
-    pub(crate) fn hand_over(self: &Arc<Self>, events: &Arc<Vec<Event>>) -> (CommitHook, Delivered) {
+    pub(crate) fn hand_over(&self, events: &Arc<Vec<Event>>) -> (CommitHook, Delivered) {
         let (done, delivered) = oneshot::channel();
-        let (this, events) = (Arc::clone(self), Arc::clone(events));
+        let (queue, events) = (self.queue.clone(), Arc::clone(events));
         let hand = Box::new(move || {
             // A send fails only once the thread is gone; the waiter then returns at once.
-            let _ = this.queue.send((events, done));
+            let _ = queue.send((events, done));
         });
         (hand, Delivered(delivered))
     }
