@@ -36,7 +36,7 @@
 use crate::conn::DbConn;
 use crate::error::StorageError;
 use crate::message_query::{
-    asks_unread, matching_among, Audience, Condition, Direction, PageRow, Side,
+    among_ids, asks_unread, matching_among, Audience, Condition, Direction, PageRow, Side,
 };
 use crate::message_rows::ReadMessage;
 use crate::nearest_ids::NearestIds;
@@ -188,14 +188,9 @@ pub(crate) fn page(
             break;
         };
         walked += ids.len();
-        let mut sql = base.clone();
-        sql.push(" AND ")
-            .ids_in("m.id", ids.iter().copied())
-            .push(&format!(" ORDER BY m.id {order}"))
-            .limit(need);
-        let rows: Vec<PageRow> = sql.prepared().load(conn)?;
+        let rows = among_ids(conn, &base, &ids, direction, need)?;
         let got = rows.len();
-        found.extend(rows.into_iter().map(PageRow::into_read));
+        found.extend(rows);
         if i64::try_from(found.len()).unwrap_or(i64::MAX) >= limit || exhausted {
             break;
         }

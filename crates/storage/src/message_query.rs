@@ -484,6 +484,29 @@ pub(crate) fn visible(
     Ok((columns, condition))
 }
 
+/// The `need` messages of `ids` nearest the anchor on `direction`'s side that `base` (a query
+/// of [`matching_among`]) selects, nearest first: a page read among candidate IDs (primary-key
+/// probes), checked against every condition of the narrow.
+pub(crate) fn among_ids(
+    conn: &mut DbConn,
+    base: &SqlBuilder,
+    ids: &[i64],
+    direction: Direction,
+    need: i64,
+) -> Result<Vec<ReadMessage>, StorageError> {
+    let order = match direction {
+        Direction::Before => "DESC",
+        Direction::After => "ASC",
+    };
+    let mut sql = base.clone();
+    sql.push(" AND ")
+        .ids_in("m.id", ids.iter().copied())
+        .push(&format!(" ORDER BY m.id {order}"))
+        .limit(need);
+    let rows: Vec<PageRow> = sql.prepared().load(conn)?;
+    Ok(rows.into_iter().map(PageRow::into_read).collect())
+}
+
 /// Whether the condition is a plain `NOT read`.
 pub(crate) fn is_unread(condition: &Condition) -> bool {
     matches!(condition, Condition::Not(inner) if matches!(**inner, Condition::Flag(flags::READ)))

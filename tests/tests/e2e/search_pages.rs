@@ -14,7 +14,8 @@ use serde_json::json;
 /// One seeded message, as the oracle sees it.
 struct Seeded {
     id: i64,
-    /// In the channel both readers are in ("dev"); otherwise in "open", which only Ann is in.
+    /// In the channel the reader is in ("dev", "few"); otherwise in "open" or "busy", which only
+    /// Ann is in.
     dev: bool,
     topic: String,
     content: String,
@@ -22,9 +23,57 @@ struct Seeded {
 
 const HISTORY: usize = 1_500;
 
-/// Messages straight into storage: every seventh says "deploy", three say "zebra" (near the
-/// start, the middle and the end); three in four go to "dev" (Ann and Bob; Bob's are unread
-/// from the 1,200th on), the rest to "open" (Ann only, readable by Bob from its history).
+/// The content of the `i`th seeded message: every seventh says "deploy", three say "zebra"
+/// (near the start, the middle and the end).
+fn content_of(i: usize) -> String {
+    let mut content = format!("note {i}");
+    if i.is_multiple_of(7) {
+        content.push_str(" deploy");
+    }
+    if [3, 700, 1_497].contains(&i) {
+        content.push_str(" zebra");
+    }
+    content
+}
+
+/// Writes the `i`th seeded message from `sender` straight into storage, in `channel`, with
+/// the recipients' rows `rows`.
+fn insert_seeded(
+    conn: &mut parley_storage::DbConn,
+    i: usize,
+    sender: UserId,
+    channel: i64,
+    rows: &[(UserId, i64)],
+) -> Result<Seeded, parley_storage::StorageError> {
+    let content = content_of(i);
+    let topic = format!("t{}", i % 3);
+    let new = NewMessage {
+        sender_id: sender,
+        channel_id: Some(ChannelId(channel)),
+        topic: topic.clone(),
+        dm_key: None,
+        dm_group_id: None,
+        recipient_user_id: None,
+        content: content.clone(),
+        rendered_content: format!("<p>{content}</p>"),
+        date_sent: 1_700_000_000 + i as i64,
+        has_link: false,
+        has_image: false,
+        has_attachment: false,
+        client: "test".into(),
+    };
+    let id = messages::insert(conn, &new, rows)?;
+    Ok(Seeded {
+        id: id.0,
+        dev: false,
+        topic,
+        content,
+    })
+}
+
+/// Messages straight into storage ([`content_of`]); three in four go to "dev" (Ann and Bob;
+/// Bob's are unread from the 1,200th on), the rest to "open" (Ann only, readable by Bob from
+/// its history).
 async fn seed(app: &TestApp, ann: &Account, bob: &Account, dev: i64, open: i64) -> Vec<Seeded> {
     let (ann_id, bob_id) = (ann.user_id, bob.user_id);
     app.ctx
@@ -33,40 +82,16 @@ async fn seed(app: &TestApp, ann: &Account, bob: &Account, dev: i64, open: i64) 
             let mut seeded = Vec::new();
             for i in 0..HISTORY {
                 let in_dev = i % 4 != 3;
-                let mut content = format!("note {i}");
-                if i % 7 == 0 {
-                    content.push_str(" deploy");
-                }
-                if [3, 700, 1_497].contains(&i) {
-                    content.push_str(" zebra");
-                }
-                let topic = format!("t{}", i % 3);
-                let new = NewMessage {
-                    sender_id: ann_id,
-                    channel_id: Some(ChannelId(if in_dev { dev } else { open })),
-                    topic: topic.clone(),
-                    dm_key: None,
-                    dm_group_id: None,
-                    recipient_user_id: None,
-                    content: content.clone(),
-                    rendered_content: format!("<p>{content}</p>"),
-                    date_sent: 1_700_000_000 + i as i64,
-                    has_link: false,
-                    has_image: false,
-                    has_attachment: false,
-                    client: "test".into(),
-                };
                 let mut rows: Vec<(UserId, i64)> = vec![(ann_id, flags::READ)];
                 if in_dev {
                     let bob_flags = if i >= 1_200 { 0 } else { flags::READ };
                     rows.push((bob_id, bob_flags));
                 }
-                let id = messages::insert(conn, &new, &rows)?;
+                let channel = if in_dev { dev } else { open };
+                let message = insert_seeded(conn, i, ann_id, channel, &rows)?;
                 seeded.push(Seeded {
-                    id: id.0,
                     dev: in_dev,
-                    topic,
-                    content,
+                    ..message
                 });
             }
             Ok::<_, parley_storage::StorageError>(seeded)
@@ -168,5 +193,64 @@ busy_backend_test! {
         assert!(find("plans").await.is_empty(), "the old topic is no longer found");
         let narrow = json!([["channel", "ops"], ["search", "escapes okapi"]]);
         assert_eq!(page(&app, &ann, &narrow, "newest", 10, 0).await, vec![id]);
+    }
+}
+
+busy_backend_test! {
+    async fn a_reader_of_few_messages_finds_the_matches_nearest_the_anchor(app) {
+        // Dora is in "few", which gets one message in twenty (the others go to "busy", which she
+        // is not in), and has direct messages of her own: her search pages are read among her
+        // messages on PostgreSQL (`search_windows::among_received`), a rare word's by the
+        // windows from where those stop; every page must still be the nearest matches.
+        let ann = app.create_user("ann@parley.test", "Ann", Role::Member).await;
+        let dora = app.create_user("dora@parley.test", "Dora", Role::Member).await;
+        let few = app.create_channel(&ann, "few", &[&ann, &dora], &[]).await;
+        let busy = app.create_channel(&ann, "busy", &[&ann], &[]).await;
+        let (ann_id, dora_id) = (ann.user_id, dora.user_id);
+        let history = app
+            .ctx
+            .db
+            .transaction(move |conn| {
+                let mut seeded = Vec::new();
+                for i in 0..HISTORY {
+                    let (channel, rows) = match i % 20 {
+                        0 => (few, vec![(ann_id, flags::READ), (dora_id, 0)]),
+                        _ => (busy, vec![(ann_id, flags::READ)]),
+                    };
+                    let message = insert_seeded(conn, i, ann_id, channel, &rows)?;
+                    seeded.push(Seeded { dev: channel == few, ..message });
+                }
+                Ok::<_, parley_storage::StorageError>(seeded)
+            })
+            .await
+            .unwrap();
+        let mut deploy: Vec<i64> = history.iter()
+            .filter(|m| m.dev && m.content.split(' ').any(|w| w == "deploy"))
+            .map(|m| m.id).collect();
+        let zebra: Vec<i64> = history.iter()
+            .filter(|m| m.dev && m.content.contains("zebra")).map(|m| m.id).collect();
+        assert_eq!(zebra.len(), 1, "the 700th message is in \"few\"");
+        assert!(deploy.len() > 8, "{}", deploy.len());
+        // Her own rows: direct messages after the channel history, some saying "deploy".
+        for i in 0..12 {
+            let word = if i % 3 == 0 { "deploy" } else { "hello" };
+            let id = app.send_direct(&ann, json!([dora.user_id]), &format!("dm {i} {word}")).await;
+            if i % 3 == 0 {
+                deploy.push(id);
+            }
+        }
+        let first = history[0].id;
+        let middle = history[HISTORY / 2].id;
+        let last = *deploy.last().unwrap();
+        for (word, matches) in [("deploy", &deploy), ("zebra", &zebra)] {
+            let narrow = json!([["search", word]]);
+            assert_pages(&app, &dora, &narrow, matches, (first, middle, last), &SHAPES).await;
+        }
+        // With another term, and from her first unread message.
+        let narrow = json!([["channel", "few"], ["search", "deploy"]]);
+        let in_few: Vec<i64> = deploy.iter().copied().filter(|id| *id <= history[HISTORY - 1].id).collect();
+        assert_pages(&app, &dora, &narrow, &in_few, (first, middle, last), &SHAPES[..6]).await;
+        let narrow = json!([["search", "deploy"]]);
+        assert_eq!(page(&app, &dora, &narrow, "first_unread", 0, 3).await, deploy[..4].to_vec());
     }
 }
