@@ -5,6 +5,7 @@ benchmark seeded (tests/benches/scale.rs with BENCH_DATABASE_NAME=scale).
     tests/load/ab_requests.py ROUNDS BINARY...     (DB=scale, N=11 requests per case)
     DB=/tmp/bs/parley.db tests/load/ab_requests.py ROUNDS BINARY...     (an SQLite database)
     USERS=2,9,500 tests/load/ab_requests.py ROUNDS BINARY...     (these users in turn)
+    SEARCH=1 tests/load/ab_requests.py ROUNDS BINARY...     (search pages instead)
 
 Each round starts each binary in turn on the same database (one at a time), sends every case
 N + 1 times over one keep-alive connection as each user of USERS (default: the user with the
@@ -44,6 +45,17 @@ CASES = [
   ("matches-unread", "GET", "/api/v1/messages/matches_narrow?" + urllib.parse.urlencode({"msg_ids": json.dumps([1, 2, 3]), "narrow": json.dumps([["is", "unread"]])})),
   ("register", "POST", "/api/v1/register"),
 ]
+if os.environ.get("SEARCH"):
+    # Search pages instead: a common word (in a fifth of the messages) and a word of one message.
+    rare = str(maxid // 3)
+    page = lambda word, anchor, before, after: "/api/v1/messages?" + urllib.parse.urlencode(
+        {"anchor": anchor, "num_before": before, "num_after": after, "narrow": json.dumps([["search", word]])})
+    CASES = [
+      ("common", "GET", page("meeting", "newest", 100, 0)),
+      ("common-middle", "GET", page("meeting", mid, 50, 50)),
+      ("rare", "GET", page(rare, "newest", 100, 0)),
+      ("rare-middle", "GET", page(rare, mid, 50, 50)),
+    ]
 res = {(b, u): {c[0]: [] for c in CASES} for b in BINS for u in USERS}
 port = 9411
 for r in range(ROUNDS):

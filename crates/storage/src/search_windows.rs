@@ -43,6 +43,16 @@ pub(crate) struct Window {
     pub hi: i64,
 }
 
+impl Window {
+    /// The ID next to the window on `direction`'s side, where the walk goes on.
+    fn beyond(&self, direction: Direction) -> i64 {
+        match direction {
+            Direction::Before => self.lo.saturating_sub(1),
+            Direction::After => self.hi.saturating_add(1),
+        }
+    }
+}
+
 /// Reads a page of a narrow with a `search:` term on PostgreSQL window by window; None when the
 /// connection is SQLite or the narrow has no plain `search:` term (the caller's single query
 /// serves those).
@@ -69,22 +79,41 @@ pub(crate) fn page(
         // Only stop words: PostgreSQL matches nothing (as the single query did).
         return Ok(Some(Vec::new()));
     }
-    let (mut found, start) = match among_received(conn, audience, conditions, side)? {
-        Some(Received::Page(page)) => return Ok(Some(page)),
-        Some(Received::From(found, edge)) => (found, edge),
-        None => (Vec::new(), side.first_id()),
-    };
-    let rest = limit - i64::try_from(found.len()).unwrap_or(limit);
+    let mut found = Vec::new();
+    let mut probed = false;
     walk(
         (span.first, span.last),
-        start,
+        side.first_id(),
         direction,
-        rest,
+        limit,
         |window, need| {
             let rows = read_window(conn, audience, conditions, window, direction, need)?;
             let got = rows.len();
             found.extend(rows.into_iter().map(PageRow::into_read));
-            Ok::<_, StorageError>(got)
+            if probed || i64::try_from(got).unwrap_or(need).saturating_mul(2) >= need {
+                return Ok((got, None));
+            }
+            // The first window left less than half the page: a common word the reader receives
+            // little of, or a rare word. The first is read among the reader's messages from
+            // here. (A reader who receives half the messages finds four fifths of a common
+            // word's page in the first window, and is spared the look at their messages.)
+            probed = true;
+            let beyond = window.beyond(direction);
+            let rest = need - i64::try_from(got).unwrap_or(need);
+            Ok::<_, StorageError>(
+                match among_received(conn, audience, conditions, direction, beyond, rest)? {
+                    Some(Received::Page(rows)) => {
+                        found.extend(rows);
+                        (usize::try_from(need).unwrap_or(usize::MAX), None)
+                    }
+                    Some(Received::From(rows, edge)) => {
+                        let more = rows.len();
+                        found.extend(rows);
+                        (got + more, Some(edge))
+                    }
+                    None => (got, None),
+                },
+            )
         },
     )?;
     Ok(Some(found))
@@ -105,36 +134,35 @@ enum Received {
     From(Vec<ReadMessage>, i64),
 }
 
-/// For a reader who receives few of the messages near the anchor, the search's matches among
-/// the messages they received (their spans and own rows, [`NearestIds::visible`]), nearest
-/// first: as many as the page asks for at first, then as many as the rest of the page needs at
-/// the share matched so far, while the word is common enough among them
-/// ([`RECEIVED_PER_ROW`]); the windows go on from the last one checked. None for a reader who
-/// receives at least
-/// one in [`SPARSE`] there (and with channels whose whole history they may read): the windows
-/// serve them. A window's cost is every match of every reader in it (each message's words
-/// tested, or each match's reader checked): a reader in 27 channels who received one message
-/// in 140 had a common word's page read over 100,000 IDs in seven windows (70 ms at 300,000
-/// messages), where their 500 nearest messages held it.
+/// For a reader who receives few of the messages near `from` (the first window left less than
+/// half the page), the `limit` matches nearest `from` (inclusive) among the messages they received
+/// (their spans and own rows, [`NearestIds::visible`]), nearest first: as many as the page
+/// asks for at first, then as many as the rest of the page needs at the share matched so far,
+/// while the word is common enough among them ([`RECEIVED_PER_ROW`]); the windows go on from the
+/// last one checked. None for a reader who receives at least one in [`SPARSE`] there (and with
+/// channels whose whole history they may read): the windows serve them. A window's cost is every
+/// match of every reader in it (each message's words tested, or each match's reader checked): a
+/// reader in 27 channels who received one message in 140 had a common word's page read over
+/// 100,000 IDs in seven windows (70 ms at 300,000 messages), where their 500 nearest messages
+/// held it.
 fn among_received(
     conn: &mut DbConn,
     audience: &Audience,
     conditions: &[Condition],
-    side: Side,
+    direction: Direction,
+    from: i64,
+    limit: i64,
 ) -> Result<Option<Received>, StorageError> {
     if !audience.history_channels.is_empty() {
         return Ok(None);
     }
-    let Side {
-        direction, limit, ..
-    } = side;
     let nearest = NearestIds::visible(conn, audience)?;
     // From the newest message at most (`anchor=newest` is far above it).
     let edge = match direction {
-        Direction::Before => side.first_id().min(audience.span_ranges(conn)?.1),
-        Direction::After => side.first_id(),
+        Direction::Before => from.min(audience.span_ranges(conn)?.1),
+        Direction::After => from,
     };
-    // The reader's `limit` messages nearest the anchor: how far they reach says how sparse.
+    // The reader's `limit` messages nearest `edge`: how far they reach says how sparse.
     let (mut ids, mut exhausted) = nearest.take(conn, edge, direction, limit)?;
     let reach = ids
         .last()
@@ -174,15 +202,16 @@ fn among_received(
 
 /// Walks windows from `start` (already moved off an excluded anchor) away from the anchor in
 /// `direction`, within `span` (the lowest and highest message IDs), calling `read` with each
-/// window and how many rows are still wanted; `read` answers how many it found. Stops when
-/// `limit` rows are found or the span is exhausted. Windows are disjoint and adjacent, so every
-/// ID is looked at once at most.
+/// window and how many rows are still wanted; `read` answers how many it found, and where the
+/// walk goes on when it read beyond the window another way (else right beyond the window).
+/// Stops when `limit` rows are found or the span is exhausted. Windows are disjoint and
+/// adjacent, so every ID is looked at once at most.
 pub(crate) fn walk<E>(
     span: (i64, i64),
     start: i64,
     direction: Direction,
     limit: i64,
-    mut read: impl FnMut(Window, i64) -> Result<usize, E>,
+    mut read: impl FnMut(Window, i64) -> Result<(usize, Option<i64>), E>,
 ) -> Result<(), E> {
     let (first, last) = span;
     let mut edge = match direction {
@@ -203,12 +232,9 @@ pub(crate) fn walk<E>(
             },
             _ => break,
         };
-        let got = read(window, limit - found)?;
+        let (got, moved_to) = read(window, limit - found)?;
         found = found.saturating_add(i64::try_from(got).unwrap_or(i64::MAX));
-        edge = match direction {
-            Direction::Before => window.lo.saturating_sub(1),
-            Direction::After => window.hi.saturating_add(1),
-        };
+        edge = moved_to.unwrap_or_else(|| window.beyond(direction));
         if window.lo == i64::MIN || window.hi == i64::MAX {
             break;
         }
@@ -308,7 +334,7 @@ mod tests {
             hits.truncate(usize::try_from(need).unwrap());
             let got = hits.len();
             page.extend(hits);
-            Ok::<_, ()>(got)
+            Ok::<_, ()>((got, None))
         })
         .unwrap();
         (page, windows)
