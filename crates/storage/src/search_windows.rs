@@ -15,6 +15,10 @@
 //! page in the first window; a rare one reaches the far end in a logarithmic number of
 //! queries, each a GIN lookup; neither ranks, sorts or even collects the whole match set.
 //!
+//! A window costs every reader's matches in it, so a reader who receives few of the messages
+//! has the page read on among their own messages once the first window leaves it short
+//! ([`among_received`]).
+//!
 //! SQLite does not need this: its FTS5 index is read in rowid order from the anchor
 //! (`messages::matching_by_search`).
 
@@ -119,8 +123,8 @@ pub(crate) fn page(
     Ok(Some(found))
 }
 
-/// A reader who receives fewer than one in this many of the messages nearest the anchor has a
-/// search read among their own messages first ([`among_received`]).
+/// A reader who receives fewer than one in this many of the messages beyond a short first
+/// window has the page read on among their own messages ([`among_received`]).
 const SPARSE: i64 = 8;
 /// Reading among the reader's messages goes on while at least one in this many of those checked
 /// matched; a rarer word is found sooner through the full-text index, by the windows.
