@@ -2,7 +2,30 @@
 //! anchor, and the IDs the server answers.
 
 use crate::{Account, TestApp};
+use parley_domain::UserId;
+use parley_storage::messages::NewMessage;
 use serde_json::Value;
+
+/// The `i`th message of a history seeded straight into storage, from `sender`, saying
+/// `content` (rendered as one paragraph), sent a second after the one before; no channel,
+/// topic or conversation yet: the caller sets where it goes.
+pub fn seeded_message(sender: UserId, i: usize, content: &str) -> NewMessage {
+    NewMessage {
+        sender_id: sender,
+        channel_id: None,
+        topic: String::new(),
+        dm_key: None,
+        dm_group_id: None,
+        recipient_user_id: None,
+        content: content.to_owned(),
+        rendered_content: format!("<p>{content}</p>"),
+        date_sent: 1_700_000_000 + i64::try_from(i).unwrap_or(i64::MAX),
+        has_link: false,
+        has_image: false,
+        has_attachment: false,
+        client: "test".into(),
+    }
+}
 
 /// The page the API must answer: up to `before` matches below the anchor, the anchor if it
 /// matches, up to `after` above it, in ID order. `matches` is in ID order.

@@ -11,7 +11,7 @@
 use parley_domain::message::{dm_key, flags};
 use parley_domain::{ChannelId, Role, UserId};
 use parley_storage::messages::{self, NewMessage};
-use parley_tests::pages::{assert_pages, expected, page, SHAPES};
+use parley_tests::pages::{assert_pages, expected, page, seeded_message, SHAPES};
 use parley_tests::{busy_backend_test, Account, TestApp};
 use serde_json::json;
 
@@ -105,7 +105,6 @@ async fn seed(
                 };
                 let content = format!("note {i}");
                 let new = NewMessage {
-                    sender_id: ann_id,
                     channel_id: channel.map(ChannelId),
                     topic: if channel.is_some() {
                         format!("t{}", i % 3)
@@ -113,15 +112,8 @@ async fn seed(
                         String::new()
                     },
                     dm_key: (place == Place::Direct).then(|| dm_key(&[ann_id, bob_id])),
-                    dm_group_id: None,
                     recipient_user_id: (place == Place::Direct).then_some(bob_id),
-                    content: content.clone(),
-                    rendered_content: format!("<p>{content}</p>"),
-                    date_sent: 1_700_000_000 + i as i64,
-                    has_link: false,
-                    has_image: false,
-                    has_attachment: false,
-                    client: "test".into(),
+                    ..seeded_message(ann_id, i, &content)
                 };
                 let bits = bob_bits(i, place);
                 let ann_bits = flags::READ

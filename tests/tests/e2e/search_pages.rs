@@ -7,7 +7,7 @@
 use parley_domain::message::flags;
 use parley_domain::{ChannelId, Role, UserId};
 use parley_storage::messages::{self, NewMessage};
-use parley_tests::pages::{assert_pages, expected, page, SHAPES};
+use parley_tests::pages::{assert_pages, expected, page, seeded_message, SHAPES};
 use parley_tests::{busy_backend_test, Account, TestApp};
 use serde_json::json;
 
@@ -48,19 +48,9 @@ fn insert_seeded(
     let content = content_of(i);
     let topic = format!("t{}", i % 3);
     let new = NewMessage {
-        sender_id: sender,
         channel_id: Some(ChannelId(channel)),
         topic: topic.clone(),
-        dm_key: None,
-        dm_group_id: None,
-        recipient_user_id: None,
-        content: content.clone(),
-        rendered_content: format!("<p>{content}</p>"),
-        date_sent: 1_700_000_000 + i as i64,
-        has_link: false,
-        has_image: false,
-        has_attachment: false,
-        client: "test".into(),
+        ..seeded_message(sender, i, &content)
     };
     let id = messages::insert(conn, &new, rows)?;
     Ok(Seeded {
